@@ -1,0 +1,357 @@
+#include "models/cache/set_associative_cache.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+namespace tessera::models::cache {
+namespace {
+
+constexpr std::uint32_t kMaxSectorsPerChunk = 64;  // one bit each in a 64-bit mask
+
+// Appends a range, merging it into the last one when they touch (streams stay one segment).
+void push_merged(std::vector<Segment>& out, std::uint64_t address, std::uint64_t bytes) {
+  if (bytes == 0) return;
+  if (!out.empty() && out.back().address + out.back().bytes == address) {
+    out.back().bytes += bytes;
+    return;
+  }
+  out.push_back(Segment{address, bytes});
+}
+
+// splitmix64's finaliser: cheap, and every input bit moves every output bit.
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+const CacheSpec& checked(const CacheSpec& spec) {
+  if (auto error = spec.validate()) throw std::invalid_argument("cache spec: " + *error);
+  return spec;
+}
+
+}  // namespace
+
+SetAssociativeCache::SetAssociativeCache(const CacheSpec& spec)
+    : spec_(checked(spec)),
+      num_sets_(spec.num_sets()),
+      chunk_shift_(static_cast<std::uint32_t>(std::countr_zero(spec.access_chunk_bytes))),
+      line_shift_(static_cast<std::uint32_t>(std::countr_zero(spec.line_bytes))),
+      sector_shift_(std::max(line_shift_, chunk_shift_ > 6 ? chunk_shift_ - 6 : 0u)),
+      full_mask_(0),
+      slots_per_set_(0),
+      budget_sectors_(0),
+      rng_state_(mix(spec.random_seed) | 1) {
+  const std::uint32_t sectors = std::uint32_t{1} << (chunk_shift_ - sector_shift_);
+  full_mask_ = sectors == kMaxSectorsPerChunk ? ~std::uint64_t{0} : (std::uint64_t{1} << sectors) - 1;
+  // More slots than sectors per chunk can never be filled (every held chunk has >= 1 sector).
+  slots_per_set_ = std::size_t{spec.ways} * std::min(spec.sparse_tag_factor, sectors);
+  budget_sectors_ = spec.ways * sectors;
+  tags_.assign(num_sets_ * slots_per_set_, kNoTag);
+  stamps_.assign(tags_.size(), ~std::uint64_t{0});
+  meta_.assign(tags_.size(), Meta{});
+  use_.assign(num_sets_, SetUse{});
+}
+
+void SetAssociativeCache::attach_stats(sim::stats::StatRegistry& registry, std::string_view prefix) {
+  stats_ = CacheStats::register_in(registry, prefix);
+}
+
+std::uint64_t SetAssociativeCache::set_index(std::uint64_t chunk) const {
+  return (spec_.set_indexing == SetIndexing::kHash ? mix(chunk) : chunk) % num_sets_;
+}
+
+std::size_t SetAssociativeCache::find(std::uint64_t set, std::uint64_t chunk) const {
+  const std::size_t first = set * slots_per_set_;
+  const std::uint64_t* tags = tags_.data() + first;
+  const std::size_t held = use_[set].chunks;
+  for (std::size_t i = 0; i < held; ++i) {
+    if (tags[i] == chunk) return first + i;
+  }
+  return kNoSlot;
+}
+
+std::uint64_t SetAssociativeCache::next_random() {
+  // xorshift64*: deterministic for a given seed, independent of any global state.
+  rng_state_ ^= rng_state_ >> 12;
+  rng_state_ ^= rng_state_ << 25;
+  rng_state_ ^= rng_state_ >> 27;
+  return rng_state_ * 0x2545f4914f6cdd1dull;
+}
+
+std::size_t SetAssociativeCache::choose_victim(std::uint64_t set, std::size_t keep) {
+  const std::size_t first = set * slots_per_set_;
+  const std::size_t held = use_[set].chunks;
+  const std::size_t others = held - (keep != kNoSlot ? 1 : 0);
+  if (others == 0) return kNoSlot;
+  if (spec_.replacement == Replacement::kRandom) {
+    // Uniform over the held slots other than `keep`.
+    std::size_t slot = first + next_random() % others;
+    if (keep != kNoSlot && slot >= keep) ++slot;
+    return slot;
+  }
+  const std::uint64_t* stamps = stamps_.data() + first;
+  std::size_t victim = kNoSlot;
+  std::uint64_t oldest = ~std::uint64_t{0};
+  for (std::size_t i = 0; i < held; ++i) {
+    if (stamps[i] < oldest && first + i != keep) {
+      oldest = stamps[i];
+      victim = first + i;
+    }
+  }
+  return victim;
+}
+
+std::size_t SetAssociativeCache::make_room(std::uint64_t set, std::size_t keep, std::uint32_t sectors,
+                                           bool need_slot, AccessResult& r) {
+  SetUse& use = use_[set];
+  while (use.sectors + sectors > budget_sectors_ || (need_slot && use.chunks == slots_per_set_)) {
+    const std::size_t victim = choose_victim(set, keep);
+    if (victim == kNoSlot) break;  // unreachable: a chunk never exceeds the budget alone
+    if (evict(victim, r) == keep) keep = victim;
+  }
+  return keep;
+}
+
+std::uint64_t SetAssociativeCache::sector_mask(std::uint64_t lo, std::uint64_t hi) const {
+  const std::uint64_t s0 = lo >> sector_shift_;
+  const std::uint64_t s1 = (hi - 1) >> sector_shift_;  // inclusive
+  const std::uint64_t upto = s1 == 63 ? ~std::uint64_t{0} : (std::uint64_t{1} << (s1 + 1)) - 1;
+  return upto & ~((std::uint64_t{1} << s0) - 1);
+}
+
+std::uint64_t SetAssociativeCache::overlap_bytes(std::uint64_t mask, std::uint64_t lo, std::uint64_t hi) const {
+  std::uint64_t total = 0;
+  while (mask != 0) {
+    const auto s = static_cast<std::uint64_t>(std::countr_zero(mask));
+    mask &= mask - 1;
+    const std::uint64_t a = std::max(lo, s << sector_shift_);
+    const std::uint64_t b = std::min(hi, (s + 1) << sector_shift_);
+    if (b > a) total += b - a;
+  }
+  return total;
+}
+
+void SetAssociativeCache::append_runs(std::vector<Segment>& out, std::uint64_t base, std::uint64_t mask,
+                                      std::uint64_t lo, std::uint64_t hi) const {
+  while (mask != 0) {
+    const auto start = static_cast<std::uint64_t>(std::countr_zero(mask));
+    const auto len = static_cast<std::uint64_t>(std::countr_one(mask >> start));
+    const std::uint64_t a = std::max(lo, start << sector_shift_);
+    const std::uint64_t b = std::min(hi, (start + len) << sector_shift_);
+    if (b > a) push_merged(out, base + a, b - a);
+    mask = start + len >= 64 ? 0 : mask & ~((std::uint64_t{1} << (start + len)) - 1);
+  }
+}
+
+std::size_t SetAssociativeCache::drop(std::size_t slot, std::uint64_t mask) {
+  const std::uint64_t set = slot / slots_per_set_;
+  Meta& m = meta_[slot];
+  SetUse& use = use_[set];
+  const std::uint64_t dropped = m.valid & mask;
+  use.sectors -= static_cast<std::uint32_t>(std::popcount(dropped));
+  m.valid &= ~dropped;
+  m.dirty &= ~dropped;
+  if (m.valid != 0) return kNoSlot;
+  const std::size_t last = set * slots_per_set_ + use.chunks - 1;
+  --use.chunks;
+  std::size_t moved = kNoSlot;
+  if (last != slot) {
+    tags_[slot] = tags_[last];
+    stamps_[slot] = stamps_[last];
+    meta_[slot] = meta_[last];
+    moved = last;
+  }
+  tags_[last] = kNoTag;
+  stamps_[last] = ~std::uint64_t{0};
+  meta_[last] = Meta{};
+  return moved;
+}
+
+std::size_t SetAssociativeCache::evict(std::size_t slot, AccessResult& result) {
+  ++result.evicted_chunks;
+  const Meta& m = meta_[slot];
+  if (m.dirty != 0) {
+    append_runs(writebacks_, tags_[slot] << chunk_shift_, m.dirty, 0, spec_.access_chunk_bytes);
+    result.writeback_bytes += static_cast<std::uint64_t>(std::popcount(m.dirty)) << sector_shift_;
+  }
+  return drop(slot, full_mask_);
+}
+
+AccessResult SetAssociativeCache::access(std::uint64_t address, std::uint64_t bytes, AccessKind kind) {
+  forwarded_.clear();
+  writebacks_.clear();
+  AccessResult r;
+  r.requested_bytes = bytes;
+  const bool write = kind == AccessKind::kWrite;
+  const WritePolicy policy = spec_.write_policy;
+  const bool allocate = !write || policy != WritePolicy::kWriteThroughNoAllocate;
+  const bool mark_dirty = write && policy == WritePolicy::kWriteBackAllocate;
+  const std::uint64_t end = address + bytes;
+
+  for (std::uint64_t a = address; a < end;) {
+    const std::uint64_t chunk = a >> chunk_shift_;
+    const std::uint64_t base = chunk << chunk_shift_;
+    const std::uint64_t lo = a - base;
+    const std::uint64_t hi = std::min<std::uint64_t>(end - base, spec_.access_chunk_bytes);
+    const std::uint64_t touch = sector_mask(lo, hi);
+    const std::uint64_t set = set_index(chunk);
+
+    std::size_t slot = find(set, chunk);
+    const std::uint64_t present = slot != kNoSlot ? meta_[slot].valid & touch : 0;
+    std::uint64_t hit = 0;
+    if (present == touch) {
+      hit = hi - lo;
+    } else if (present != 0) {
+      hit = overlap_bytes(present, lo, hi);
+    }
+    r.hit_bytes += hit;
+    r.miss_bytes += (hi - lo) - hit;
+    ++(hit == hi - lo ? r.hit_chunks : r.miss_chunks);
+
+    if (!write) {
+      append_runs(forwarded_, base, touch & ~present, lo, hi);
+    } else if (policy != WritePolicy::kWriteBackAllocate) {
+      push_merged(forwarded_, base + lo, hi - lo);
+    }
+
+    const auto added = static_cast<std::uint32_t>(std::popcount(touch & ~present));
+    if (slot == kNoSlot && allocate) {
+      make_room(set, kNoSlot, added, true, r);
+      slot = set * slots_per_set_ + use_[set].chunks++;  // the first free slot
+      tags_[slot] = chunk;
+      stamps_[slot] = ++clock_;  // FIFO order is fill order
+    } else if (slot != kNoSlot && added != 0) {
+      slot = make_room(set, slot, added, false, r);
+    }
+    if (slot != kNoSlot) {
+      Meta& m = meta_[slot];
+      m.valid |= touch;
+      use_[set].sectors += added;
+      if (mark_dirty) m.dirty |= touch;
+      if (spec_.replacement == Replacement::kLru) stamps_[slot] = ++clock_;
+    }
+    a = base + hi;
+  }
+
+  for (const Segment& s : forwarded_) r.forwarded_bytes += s.bytes;
+  r.forwarded = forwarded_;
+  r.writebacks = writebacks_;
+  stats_.record(r, kind);
+  return r;
+}
+
+std::size_t SetAssociativeCache::maintain(std::size_t slot, std::uint64_t mask, Op op, MaintenanceResult& result) {
+  Meta& m = meta_[slot];
+  const std::uint64_t dirty = m.dirty & mask;
+  if (dirty != 0) {
+    append_runs(writebacks_, tags_[slot] << chunk_shift_, dirty, 0, spec_.access_chunk_bytes);
+    result.writeback_bytes += static_cast<std::uint64_t>(std::popcount(dirty)) << sector_shift_;
+    m.dirty &= ~dirty;
+  }
+  if (op == Op::kInvalidate) {
+    result.invalidated_bytes += static_cast<std::uint64_t>(std::popcount(m.valid & mask)) << sector_shift_;
+    return drop(slot, mask);
+  }
+  return kNoSlot;
+}
+
+MaintenanceResult SetAssociativeCache::maintain_range(std::uint64_t address, std::uint64_t bytes, Op op) {
+  writebacks_.clear();
+  MaintenanceResult r;
+  if (bytes != 0) {
+    const std::uint64_t end = address + bytes;
+    const std::uint64_t first_chunk = address >> chunk_shift_;
+    const std::uint64_t last_chunk = (end - 1) >> chunk_shift_;
+    if (last_chunk - first_chunk >= tags_.size()) {
+      // A range larger than the cache: scanning every held slot is cheaper than every chunk.
+      for (std::uint64_t set = 0; set < num_sets_; ++set) {
+        const std::size_t first = set * slots_per_set_;
+        for (std::size_t slot = first; slot < first + use_[set].chunks;) {
+          const std::uint64_t tag = tags_[slot];
+          if (tag < first_chunk || tag > last_chunk) {
+            ++slot;
+            continue;
+          }
+          const std::uint64_t base = tag << chunk_shift_;
+          const std::uint64_t lo = std::max(address, base) - base;
+          const std::uint64_t hi = std::min<std::uint64_t>(end - base, spec_.access_chunk_bytes);
+          // When the slot emptied, another chunk moved into it: look at it again.
+          if (maintain(slot, sector_mask(lo, hi), op, r) == kNoSlot && tags_[slot] == tag) ++slot;
+        }
+      }
+    } else {
+      for (std::uint64_t a = address; a < end;) {
+        const std::uint64_t chunk = a >> chunk_shift_;
+        const std::uint64_t base = chunk << chunk_shift_;
+        const std::uint64_t hi = std::min<std::uint64_t>(end - base, spec_.access_chunk_bytes);
+        const std::size_t slot = find(set_index(chunk), chunk);
+        if (slot != kNoSlot) maintain(slot, sector_mask(a - base, hi), op, r);
+        a = base + hi;
+      }
+    }
+  }
+  r.writebacks = writebacks_;
+  stats_.record(r);
+  return r;
+}
+
+MaintenanceResult SetAssociativeCache::invalidate(std::uint64_t address, std::uint64_t bytes) {
+  return maintain_range(address, bytes, Op::kInvalidate);
+}
+
+MaintenanceResult SetAssociativeCache::flush(std::uint64_t address, std::uint64_t bytes) {
+  return maintain_range(address, bytes, Op::kFlush);
+}
+
+MaintenanceResult SetAssociativeCache::flush() {
+  writebacks_.clear();
+  MaintenanceResult r;
+  for (std::size_t slot = 0; slot < tags_.size(); ++slot) {
+    if (meta_[slot].dirty != 0) maintain(slot, full_mask_, Op::kFlush, r);
+  }
+  r.writebacks = writebacks_;
+  stats_.record(r);
+  return r;
+}
+
+void SetAssociativeCache::reset() {
+  std::fill(tags_.begin(), tags_.end(), kNoTag);
+  std::fill(stamps_.begin(), stamps_.end(), ~std::uint64_t{0});
+  std::fill(meta_.begin(), meta_.end(), Meta{});
+  std::fill(use_.begin(), use_.end(), SetUse{});
+  clock_ = 0;
+  rng_state_ = mix(spec_.random_seed) | 1;
+}
+
+bool SetAssociativeCache::contains(std::uint64_t address, std::uint64_t bytes) const {
+  const std::uint64_t end = address + bytes;
+  for (std::uint64_t a = address; a < end;) {
+    const std::uint64_t chunk = a >> chunk_shift_;
+    const std::uint64_t base = chunk << chunk_shift_;
+    const std::uint64_t hi = std::min<std::uint64_t>(end - base, spec_.access_chunk_bytes);
+    const std::uint64_t touch = sector_mask(a - base, hi);
+    const std::size_t slot = find(set_index(chunk), chunk);
+    if (slot == kNoSlot || (meta_[slot].valid & touch) != touch) return false;
+    a = base + hi;
+  }
+  return true;
+}
+
+std::uint64_t SetAssociativeCache::resident_bytes() const {
+  std::uint64_t sectors = 0;
+  for (const SetUse& u : use_) sectors += u.sectors;
+  return sectors << sector_shift_;
+}
+
+std::uint64_t SetAssociativeCache::dirty_bytes() const {
+  std::uint64_t sectors = 0;
+  for (const Meta& m : meta_) sectors += static_cast<std::uint64_t>(std::popcount(m.dirty));
+  return sectors << sector_shift_;
+}
+
+}  // namespace tessera::models::cache

@@ -1,0 +1,111 @@
+#pragma once
+// A set-associative cache tracked per access chunk: the functional state (tags, valid and
+// dirty bits, replacement order) of one cache level, with no notion of time.
+//
+// A chunk (e.g. 4 KiB) is `chunk / line` hardware lines sharing one tag and one replacement
+// stamp, so a 64 MiB stream costs 16 Ki tag lookups instead of 512 Ki. Inside a chunk, presence
+// and dirtiness are kept per sector (max(line, chunk / 64) bytes, a 64-bit mask), so touching
+// one line of a chunk neither pretends the other lines were fetched nor, thanks to a per-set
+// sector budget with spare tag slots, charges the whole chunk's capacity. See README.md.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "models/cache/access_result.h"
+#include "models/cache/cache_spec.h"
+#include "models/cache/cache_stats.h"
+
+namespace tessera::models::cache {
+
+class SetAssociativeCache {
+ public:
+  // Throws std::invalid_argument with spec.validate()'s message when the spec is unusable.
+  explicit SetAssociativeCache(const CacheSpec& spec);
+
+  const CacheSpec& spec() const { return spec_; }
+  std::uint64_t num_sets() const { return num_sets_; }
+  std::uint32_t sector_bytes() const { return std::uint32_t{1} << sector_shift_; }
+
+  // Optional: count this cache's traffic in `registry` under `prefix` (e.g. "gpu[0].xcd[3].l2").
+  void attach_stats(sim::stats::StatRegistry& registry, std::string_view prefix);
+
+  // Reads or writes [address, address + bytes). The result's spans stay valid until the next
+  // call on this cache.
+  AccessResult access(std::uint64_t address, std::uint64_t bytes, AccessKind kind);
+
+  // Writes back dirty sectors overlapping the range, then drops every sector it overlaps.
+  MaintenanceResult invalidate(std::uint64_t address, std::uint64_t bytes);
+  // Writes back every dirty sector (all, or those overlapping the range); copies stay, clean.
+  MaintenanceResult flush();
+  MaintenanceResult flush(std::uint64_t address, std::uint64_t bytes);
+  // Forgets everything without write-back: the state of a freshly built cache.
+  void reset();
+
+  // True when every byte of the range is present (the sectors covering it are valid).
+  bool contains(std::uint64_t address, std::uint64_t bytes) const;
+  std::uint64_t resident_bytes() const;  // valid sectors x sector bytes
+  std::uint64_t dirty_bytes() const;
+
+  std::uint64_t set_of(std::uint64_t address) const { return set_index(address >> chunk_shift_); }
+  // Channel serving an address: lines interleave over channels (the caller times bandwidth).
+  std::uint32_t channel_of(std::uint64_t address) const {
+    return static_cast<std::uint32_t>((address >> line_shift_) % spec_.num_channels);
+  }
+
+ private:
+  // Replacement and presence state of one tag slot; the slot is empty when `valid` is 0.
+  struct Meta {
+    std::uint64_t valid = 0;  // one bit per sector
+    std::uint64_t dirty = 0;  // subset of valid
+  };
+  // Occupancy of one set: a set holds at most slots_per_set_ chunks and budget_sectors_ sectors.
+  struct SetUse {
+    std::uint32_t chunks = 0;
+    std::uint32_t sectors = 0;
+  };
+  enum class Op { kInvalidate, kFlush };
+  static constexpr std::uint64_t kNoTag = ~std::uint64_t{0};
+  static constexpr std::size_t kNoSlot = ~std::size_t{0};
+
+  std::uint64_t set_index(std::uint64_t chunk) const;
+  std::size_t find(std::uint64_t set, std::uint64_t chunk) const;  // slot index or kNoSlot
+  std::size_t choose_victim(std::uint64_t set, std::size_t keep);   // a held slot other than `keep`
+  // Evicts until `sectors` more fit in the set (and a slot is free when `need_slot`). Returns
+  // where `keep` now lives (slots move when the set is compacted).
+  std::size_t make_room(std::uint64_t set, std::size_t keep, std::uint32_t sectors, bool need_slot, AccessResult& r);
+  std::uint64_t sector_mask(std::uint64_t lo, std::uint64_t hi) const;  // sectors overlapping [lo, hi)
+  std::uint64_t overlap_bytes(std::uint64_t mask, std::uint64_t lo, std::uint64_t hi) const;
+  // Appends the runs of `mask` (clipped to [lo, hi) inside the chunk at `base`) to `out`.
+  void append_runs(std::vector<Segment>& out, std::uint64_t base, std::uint64_t mask, std::uint64_t lo,
+                   std::uint64_t hi) const;
+  // Clears sectors; a slot left empty is filled by the set's last held slot, so held slots
+  // stay at the front of the set and lookups scan only them. Returns the index that moved
+  // into `slot` (kNoSlot when none did).
+  std::size_t drop(std::size_t slot, std::uint64_t mask);
+  std::size_t evict(std::size_t slot, AccessResult& result);
+  std::size_t maintain(std::size_t slot, std::uint64_t mask, Op op, MaintenanceResult& result);
+  MaintenanceResult maintain_range(std::uint64_t address, std::uint64_t bytes, Op op);
+  std::uint64_t next_random();
+
+  CacheSpec spec_;
+  std::uint64_t num_sets_;
+  std::uint32_t chunk_shift_;
+  std::uint32_t line_shift_;
+  std::uint32_t sector_shift_;
+  std::uint64_t full_mask_;        // every sector of a chunk
+  std::size_t slots_per_set_;      // ways x effective sparse_tag_factor
+  std::uint32_t budget_sectors_;   // ways x sectors per chunk: the set's capacity in sectors
+  std::vector<std::uint64_t> tags_;  // chunk index per slot; a set's held slots first, contiguous
+  std::vector<std::uint64_t> stamps_;  // last use (LRU) or fill time (FIFO); smallest is the victim
+  std::vector<Meta> meta_;           // parallel to tags_; tags and stamps apart so their scans stay dense
+  std::vector<SetUse> use_;          // per set
+  std::uint64_t clock_ = 0;          // advances per touch; feeds LRU / FIFO stamps
+  std::uint64_t rng_state_;
+  std::vector<Segment> forwarded_;   // scratch behind AccessResult::forwarded
+  std::vector<Segment> writebacks_;  // scratch behind *Result::writebacks
+  CacheStats stats_;
+};
+
+}  // namespace tessera::models::cache

@@ -1,0 +1,226 @@
+#include "models/fabric/flow_network.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/component/instance_name.h"
+
+namespace tessera::models::fabric {
+namespace {
+
+// Runs after every ordinary event of the same tick, so all flow starts of one tick share a solve.
+constexpr sim::Priority kResolvePriority = 255;
+
+// Bytes of float residue below which a flow counts as drained (sub-ppb of any real transfer;
+// far below 1 ps at any rate above 1 MB/s).
+constexpr double kResidueBytes = 1e-6;
+
+// Min-heap order on (target, id).
+struct Later {
+  template <class E>
+  bool operator()(const E& x, const E& y) const {
+    return x.target != y.target ? x.target > y.target : x.id > y.id;
+  }
+};
+
+// Whole ps needed to move `bytes` at `rate`, rounded up: never early. At least 1 for any
+// positive residue, so every drain event makes progress.
+sim::Tick ceil_ps(double bytes, double rate) {
+  if (bytes <= kResidueBytes) return 0;
+  const double t = bytes * 1e12 / rate;
+  if (!(t < 1.8e19)) return sim::kMaxTick / 2;  // effectively never; keeps now + t in range
+  auto k = static_cast<sim::Tick>(t);
+  if (static_cast<double>(k) < t) ++k;
+  return std::max<sim::Tick>(k, 1);
+}
+
+}  // namespace
+
+std::size_t FlowNetwork::PathKeyHash::operator()(const PathKey& k) const {
+  std::size_t h = std::hash<double>{}(k.cap);
+  for (ResourceId r : k.path) h = h * 1000003u ^ r;
+  return h;
+}
+
+FlowNetwork::FlowNetwork(sim::Context context, std::string name)
+    : Component(context, std::move(name)),
+      flows_started_(&add_counter("flows_started", sim::stats::Unit::kCount, "flows started")),
+      flows_completed_(&add_counter("flows_completed", sim::stats::Unit::kCount, "flows whose last byte arrived")) {}
+
+ResourceId FlowNetwork::add_resource(const Resource& resource) {
+  if (!sim::is_valid_instance_name(resource.name)) {
+    throw std::invalid_argument(fmt::format("{}: invalid resource name '{}'", name(), resource.name));
+  }
+  const ResourceId id = solver_.add_resource(resource.bandwidth_bytes_per_s);
+  ResourceEntry entry;
+  entry.spec = resource;
+  entry.bytes_carried = &add_counter(resource.name + ".bytes_carried", sim::stats::Unit::kBytes,
+                                     "bytes of flows that drained through this resource");
+  resources_.push_back(std::move(entry));
+  return id;
+}
+
+sim::Tick FlowNetwork::path_latency_ps(std::span<const ResourceId> path) const {
+  sim::Tick sum = 0;
+  for (ResourceId r : path) sum += resources_.at(r).spec.latency_ps;
+  return sum;
+}
+
+RouteId FlowNetwork::add_route(std::span<const ResourceId> path, double rate_cap) {
+  PathKey key{std::vector<ResourceId>(path.begin(), path.end()), rate_cap};
+  if (auto it = route_index_.find(key); it != route_index_.end()) return it->second;
+  const sim::Tick latency = path_latency_ps(path);  // also checks the ids
+  const RouteId id = solver_.add_flow(path, rate_cap, 0);
+  Route route;
+  route.cap = rate_cap;
+  route.latency_ps = latency;
+  routes_.push_back(std::move(route));
+  route_index_.emplace(std::move(key), id);
+  return id;
+}
+
+FlowId FlowNetwork::start_flow(std::span<const ResourceId> path, std::uint64_t bytes, double rate_cap,
+                               sim::Handler on_complete, sim::Payload payload) {
+  return start_flow(add_route(path, rate_cap), bytes, on_complete, payload);
+}
+
+void FlowNetwork::advance(Route& route) {
+  const sim::Tick t = now();
+  if (t > route.last_update_ps) {
+    route.served += route.rate * static_cast<double>(t - route.last_update_ps) / 1e12;
+    route.last_update_ps = t;
+  }
+}
+
+FlowId FlowNetwork::start_flow(RouteId route_id, std::uint64_t bytes, sim::Handler on_complete,
+                               sim::Payload payload) {
+  if (!on_complete) throw std::invalid_argument(fmt::format("{}: start_flow needs a completion handler", name()));
+  Route& route = routes_.at(route_id);
+  const FlowId id = next_flow_id_++;
+  flows_started_->add();
+  if (bytes == 0) {  // nothing to serialise: only the propagation latency
+    flows_completed_->add();
+    engine().schedule(route.latency_ps, on_complete, payload);
+    return id;
+  }
+  advance(route);
+  if (route.count == 0) {
+    route.served = 0;  // rebase, so `served` never grows without bound
+    route.last_update_ps = now();
+    route.active_index = static_cast<std::uint32_t>(active_routes_.size());
+    active_routes_.push_back(route_id);
+  }
+  std::uint32_t slot;
+  if (!free_flow_slots_.empty()) {
+    slot = free_flow_slots_.back();
+    free_flow_slots_.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(flows_.size());
+    flows_.emplace_back();
+  }
+  flows_[slot] = Flow{route_id, bytes, on_complete, payload};
+  route.heap.push_back({route.served + static_cast<double>(bytes), id, slot});
+  std::push_heap(route.heap.begin(), route.heap.end(), Later{});
+  ++route.count;
+  ++num_active_flows_;
+  solver_.set_count(route_id, route.count);
+  request_resolve();
+  return id;
+}
+
+void FlowNetwork::request_resolve() {
+  if (resolve_pending_) return;
+  resolve_pending_ = true;
+  schedule_self<&FlowNetwork::on_resolve>(this, 0, {}, kResolvePriority);
+}
+
+void FlowNetwork::on_resolve(const sim::Payload&) {
+  resolve_pending_ = false;
+  resolve();
+}
+
+// Drains the flow at the top of the route's heap: its bytes are counted on every hop and its
+// owner is told after the route's propagation latency.
+void FlowNetwork::complete_top(RouteId route_id) {
+  Route& route = routes_[route_id];
+  std::pop_heap(route.heap.begin(), route.heap.end(), Later{});
+  const std::uint32_t slot = route.heap.back().slot;
+  route.heap.pop_back();
+  const Flow& flow = flows_[slot];
+  for (ResourceId r : solver_.path(route_id)) resources_[r].bytes_carried->add(flow.bytes);
+  engine().schedule(route.latency_ps, flow.on_complete, flow.payload);
+  flows_completed_->add();
+  free_flow_slots_.push_back(slot);
+  --num_active_flows_;
+  --route.count;
+  solver_.set_count(route_id, route.count);
+  if (route.count == 0) {
+    const RouteId moved = active_routes_.back();
+    active_routes_[route.active_index] = moved;
+    routes_[moved].active_index = route.active_index;
+    active_routes_.pop_back();
+  }
+}
+
+void FlowNetwork::on_drain(const sim::Payload& payload) {
+  drain_event_ = {};
+  // The flow this event was scheduled for drains now, whatever float residue says: the event
+  // time was rounded up, so the true drain is not later. This is what rules out livelock.
+  const auto forced = static_cast<RouteId>(payload.a);
+  {
+    Route& route = routes_[forced];
+    advance(route);
+    if (!route.heap.empty() && route.heap.front().id == payload.b) {
+      route.served = std::max(route.served, route.heap.front().target);
+    }
+  }
+  scratch_routes_ = active_routes_;  // completing may reorder active_routes_
+  for (RouteId id : scratch_routes_) {
+    Route& route = routes_[id];
+    advance(route);
+    while (!route.heap.empty() && route.heap.front().target - route.served <= kResidueBytes) complete_top(id);
+  }
+  resolve();
+}
+
+void FlowNetwork::resolve() {
+  const sim::Tick t = now();
+  for (SolverFlowId id : solver_.solve()) {
+    Route& route = routes_[id];
+    advance(route);  // at the old rate, up to now
+    route.rate = solver_.rate(id);
+  }
+  for (ResourceId r : solver_.touched_resources()) {
+    const double frac = std::clamp(solver_.load(r) / solver_.capacity(r), 0.0, 1.0);
+    resources_[r].utilisation.record(t, frac);
+  }
+  schedule_next_drain();
+}
+
+void FlowNetwork::schedule_next_drain() {
+  if (drain_event_.valid()) {
+    cancel(drain_event_);
+    drain_event_ = {};
+  }
+  sim::Tick best = sim::kMaxTick;
+  RouteId best_route = 0;
+  FlowId best_flow = 0;
+  for (RouteId id : active_routes_) {
+    const Route& route = routes_[id];
+    if (!(route.rate > 0.0)) continue;  // not solved yet: a resolve is pending this tick
+    const double left = route.heap.front().target - route.served;
+    const sim::Tick when = std::max(now(), route.last_update_ps + ceil_ps(left, route.rate));
+    if (when < best) {
+      best = when;
+      best_route = id;
+      best_flow = route.heap.front().id;
+    }
+  }
+  if (best == sim::kMaxTick) return;
+  drain_event_ = engine().schedule_at(best, sim::bind<&FlowNetwork::on_drain>(this), sim::Payload{best_route, best_flow});
+}
+
+}  // namespace tessera::models::fabric

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs, from Debian 12 packages, whatever Tessera needs to build and test that is missing.
+# Nothing else is downloaded, at install or at build time.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build make
+  libboost-graph-dev libboost-program-options-dev
+  libyaml-cpp-dev libeigen3-dev nlohmann-json3-dev libfmt-dev doctest-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: everything is installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

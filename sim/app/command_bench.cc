@@ -1,0 +1,94 @@
+// tessera bench phold --lps N --events-per-lp M --remote P --end-time T [--seed S] [--json] [--bare]
+#include <iostream>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/phold/phold_engine.h"
+#include "sim/app/commands.h"
+#include "sim/app/exit_codes.h"
+#include "sim/app/text_table.h"
+#include "sim/app/usage_error.h"
+#include "sim/config/units.h"
+
+namespace po = boost::program_options;
+
+namespace tessera::app {
+namespace {
+
+nlohmann::json result_json(const bench::PholdResult& r) {
+  return {{"events", r.events},
+          {"wall_s", r.wall_s},
+          {"events_per_s", r.events_per_s()},
+          {"final_time_ps", r.final_time_ps}};
+}
+
+int bench_phold(const Args& args) {
+  po::options_description opts(
+      "tessera bench phold [options]\n\nPHOLD on the event engine: N processes, M initial events each; each event sends "
+      "one new event\nto a random process with probability P (else to itself), delay = 1 ns + exponential (mean 9 "
+      "ns).\n\nOptions");
+  bench::PholdParams p;
+  std::string end_time = "1 ms";
+  opts.add_options()("help,h", "show this help")
+      ("lps", po::value<std::uint32_t>(&p.num_lps)->default_value(256), "logical processes N")
+      ("events-per-lp", po::value<std::uint32_t>(&p.events_per_lp)->default_value(1), "initial events per process M")
+      ("remote", po::value<double>(&p.remote_frac)->default_value(1.0), "probability P of a remote destination, in [0, 1]")
+      ("end-time", po::value<std::string>(&end_time)->default_value(end_time), "simulated time to run, with a unit (e.g. 1 ms)")
+      ("seed", po::value<std::uint64_t>(&p.seed)->default_value(1), "seed")
+      ("bare", "also run the bare binary-heap loop (the floor) on the same draws")
+      ("json", "print one JSON object");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitOk;
+  }
+  try {
+    p.end_time_ps = sim::config::parse_time_ps(end_time);
+    bench::validate(p);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("tessera bench phold: {}", e.what()));
+  }
+  const bench::PholdResult engine = bench::run_phold_engine(p);
+  nlohmann::json j = result_json(engine);
+  j["lps"] = p.num_lps;
+  j["events_per_lp"] = p.events_per_lp;
+  j["remote"] = p.remote_frac;
+  j["end_time_ps"] = p.end_time_ps;
+  j["seed"] = p.seed;
+  if (vm.count("bare")) {
+    const bench::PholdResult bare = bench::run_phold_bare(p);
+    j["bare"] = result_json(bare);
+    j["engine_over_bare"] = engine.events_per_s() / bare.events_per_s();
+  }
+  if (vm.count("json")) {
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  TextTable t({"loop", "events", "wall (s)", "rate (M events/s)", "final time (ps)"});
+  t.add_row({"engine", std::to_string(engine.events), fmt::format("{:.3f}", engine.wall_s),
+             fmt::format("{:.2f}", engine.events_per_s() / 1e6), std::to_string(engine.final_time_ps)});
+  if (vm.count("bare")) {
+    const auto& b = j["bare"];
+    t.add_row({"bare heap", std::to_string(b["events"].get<std::uint64_t>()), fmt::format("{:.3f}", b["wall_s"].get<double>()),
+               fmt::format("{:.2f}", b["events_per_s"].get<double>() / 1e6), std::to_string(b["final_time_ps"].get<std::uint64_t>())});
+  }
+  std::cout << t.render();
+  return kExitOk;
+}
+
+}  // namespace
+
+int command_bench(const Args& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << "tessera bench BENCHMARK [options]\n\nBenchmarks:\n  phold   the event engine's yardstick (tessera bench phold --help)\n";
+    return args.empty() ? kExitBadInput : kExitOk;
+  }
+  if (args[0] == "phold") return bench_phold(Args(args.begin() + 1, args.end()));
+  throw UsageError(fmt::format("tessera bench: unknown benchmark '{}' (benchmarks: phold)", args[0]));
+}
+
+}  // namespace tessera::app

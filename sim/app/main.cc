@@ -1,0 +1,88 @@
+// The `tessera` program: parses the subcommand and maps every failure to a clear message on
+// stderr and a documented exit code (0 success, 1 run failed, 2 bad input).
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options/errors.hpp>
+#include <fmt/format.h>
+
+#include "sim/app/commands.h"
+#include "sim/app/exit_codes.h"
+#include "sim/app/usage_error.h"
+#include "sim/app/version.h"
+#include "sim/config/config_error.h"
+#include "sim/config/suggest.h"
+
+namespace {
+
+using tessera::app::Args;
+
+constexpr const char* kUsage = R"(tessera: a discrete-event performance simulator of multi-chiplet, multi-GPU systems
+
+Usage: tessera COMMAND [options]
+
+Commands:
+  run [CONFIG]        run a workload on a system (no CONFIG: the embedded default)
+  describe [CONFIG]   print the fully resolved configuration, with units
+  bench phold         the event engine's PHOLD benchmark
+
+Options:
+  -h, --help          show this help (COMMAND --help for a command's options)
+  --version           print the version
+
+Exit codes: 0 success, 1 the run failed, 2 bad input (config, trace or flag).
+)";
+
+struct Command {
+  const char* name;
+  int (*run)(const Args&);
+};
+
+constexpr Command kCommands[] = {
+    {"run", tessera::app::command_run},
+    {"describe", tessera::app::command_describe},
+    {"bench", tessera::app::command_bench},
+};
+
+int dispatch(const std::string& name, const Args& args) {
+  for (const Command& c : kCommands) {
+    if (name == c.name) return c.run(args);
+  }
+  std::vector<std::string> names;
+  for (const Command& c : kCommands) names.emplace_back(c.name);
+  const auto near = tessera::sim::config::nearest(name, names);
+  throw tessera::app::UsageError(near ? fmt::format("unknown command '{}'; did you mean '{}'?", name, *near)
+                                      : fmt::format("unknown command '{}' (see tessera --help)", name));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tessera::app;
+  const Args all(argv + 1, argv + argc);
+  if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
+    std::cout << kUsage;
+    return all.empty() ? kExitBadInput : kExitOk;
+  }
+  if (all[0] == "--version") {
+    std::cout << "tessera " << kVersion << "\n";
+    return kExitOk;
+  }
+  try {
+    return dispatch(all[0], Args(all.begin() + 1, all.end()));
+  } catch (const tessera::sim::config::ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const boost::program_options::error& e) {
+    std::cerr << "tessera " << all[0] << ": " << e.what() << " (see tessera " << all[0] << " --help)\n";
+    return kExitBadInput;
+  } catch (const UsageError& e) {
+    std::cerr << "tessera: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "tessera: run failed: " << e.what() << "\n";
+    return kExitRunFailed;
+  }
+}

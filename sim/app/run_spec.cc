@@ -1,0 +1,78 @@
+#include "sim/app/run_spec.h"
+
+#include <fmt/format.h>
+
+#include "bench/phold/phold_schema.h"
+#include "sim/config/config_error.h"
+#include "sim/config/schema.h"
+#include "sim/config/suggest.h"
+
+namespace tessera::app {
+namespace {
+
+using sim::config::ConfigError;
+using sim::config::ConfigNode;
+using sim::config::Schema;
+
+const Schema<RunOptions>& options_schema() {
+  static const Schema<RunOptions> s =
+      Schema<RunOptions>("run", "a run of one workload on one system")
+          .count("seed", &RunOptions::seed, "seed of every random draw in the run")
+          .count("max_events", &RunOptions::max_events, "stop after this many events (result marked incomplete)")
+          .min(1);
+  return s;
+}
+
+std::string read_kind(const ConfigNode& workload) {
+  const ConfigNode* kind = workload.find("kind");
+  if (kind == nullptr) {
+    throw ConfigError(workload, fmt::format("missing required key 'kind' (one of: {})", fmt::join(workload_kinds(), ", ")));
+  }
+  const std::string& name = kind->scalar();
+  for (const std::string& k : workload_kinds()) {
+    if (k == name) return name;
+  }
+  const auto near = sim::config::nearest(name, workload_kinds());
+  throw ConfigError(*kind, near ? fmt::format("unknown workload kind '{}'; did you mean '{}'?", name, *near)
+                                : fmt::format("unknown workload kind '{}' (kinds: {})", name,
+                                              fmt::join(workload_kinds(), ", ")));
+}
+
+}  // namespace
+
+const std::vector<std::string>& workload_kinds() {
+  static const std::vector<std::string> kinds{"phold"};
+  return kinds;
+}
+
+RunSpec read_run_spec(const ConfigNode& root) {
+  if (!root.is_map()) throw ConfigError(root, fmt::format("expected a run config map, got {}", root.kind_name()));
+  RunSpec spec;
+  options_schema().read_into(root, spec.options, {.extra_keys = {"system", "workload"}});
+  spec.system = models::system_schema().read(root.at("system"), {.extra_keys = {"base", "include"}});
+  const ConfigNode& workload = root.at("workload");
+  if (!workload.is_map()) throw ConfigError(workload, fmt::format("expected a workload map, got {}", workload.kind_name()));
+  spec.workload_kind = read_kind(workload);
+  spec.phold = bench::phold_schema().read(workload, {.extra_keys = {"kind"}});
+  spec.phold.seed = spec.options.seed;
+  return spec;
+}
+
+std::string describe_yaml(const RunSpec& spec) {
+  std::string out = options_schema().to_yaml(spec.options);
+  out += "system:\n" + models::system_schema().to_yaml(spec.system, 2);
+  out += fmt::format("workload:\n  kind: {}\n", spec.workload_kind);
+  out += bench::phold_schema().to_yaml(spec.phold, 2);
+  return out;
+}
+
+nlohmann::json describe_json(const RunSpec& spec) {
+  nlohmann::json j = options_schema().to_json(spec.options);
+  j["system"] = models::system_schema().to_json(spec.system);
+  nlohmann::json workload = bench::phold_schema().to_json(spec.phold);
+  workload["kind"] = spec.workload_kind;
+  j["workload"] = std::move(workload);
+  return j;
+}
+
+}  // namespace tessera::app

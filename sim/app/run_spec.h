@@ -1,0 +1,39 @@
+#pragma once
+// A run config, read and checked: the system, the workload and the run options. It is the
+// first stage of the data flow config -> system -> workload -> replay -> report.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/phold/phold_params.h"
+#include "models/system/system_spec.h"
+#include "sim/config/config_node.h"
+
+namespace tessera::app {
+
+struct RunOptions {
+  std::uint64_t seed = 1;
+  std::optional<std::uint64_t> max_events;  // stop after this many events (result marked incomplete)
+};
+
+struct RunSpec {
+  models::SystemSpec system;
+  std::string workload_kind;
+  bench::PholdParams phold;  // when workload_kind == "phold"
+  RunOptions options;
+};
+
+// The workload kinds a run config may name.
+const std::vector<std::string>& workload_kinds();
+
+// Reads a loaded run config (system: already resolved to a map, overrides applied).
+// Throws config::ConfigError naming file, line and key.
+RunSpec read_run_spec(const sim::config::ConfigNode& root);
+
+// The fully resolved configuration, every default filled in, values with units.
+std::string describe_yaml(const RunSpec& spec);
+nlohmann::json describe_json(const RunSpec& spec);
+
+}  // namespace tessera::app

@@ -1,0 +1,61 @@
+#pragma once
+// Base of every simulated hardware block: a validated hierarchical name, named ports,
+// self-scheduling with cancellation, and statistics registered under the component's name.
+// It holds no model logic; models derive from it.
+#include <deque>
+#include <string>
+#include <string_view>
+
+#include "sim/component/context.h"
+#include "sim/component/port.h"
+#include "sim/core/engine.h"
+#include "sim/core/handler.h"
+
+namespace tessera::sim {
+
+class Component {
+ public:
+  Component(Context context, std::string name);
+  virtual ~Component() = default;
+  Component(const Component&) = delete;
+  Component& operator=(const Component&) = delete;
+
+  const std::string& name() const { return name_; }
+  Tick now() const { return context_.engine.now(); }
+
+  // The port called `port_name`; throws std::out_of_range naming the component and the
+  // ports it has when there is none.
+  Port& port(std::string_view port_name);
+
+ protected:
+  Engine& engine() { return context_.engine; }
+
+  // Declares a port whose arrivals call `T::method(const Payload&)` on `self`.
+  template <auto kMethod, class T>
+  Port& add_port(std::string_view port_name, T* self) {
+    return add_port(port_name, bind<kMethod>(self));
+  }
+  Port& add_port(std::string_view port_name, Handler on_receive);
+
+  // Schedules `T::method(payload)` on `self` after `delay`.
+  template <auto kMethod, class T>
+  EventId schedule_self(T* self, Tick delay, Payload payload = {}, Priority priority = kDefaultPriority) {
+    return context_.engine.schedule(delay, bind<kMethod>(self), payload, priority);
+  }
+  bool cancel(EventId id) { return context_.engine.cancel(id); }
+
+  // Statistics named `<component name>.<stat name>`.
+  stats::Counter& add_counter(std::string_view stat, stats::Unit unit, std::string_view doc);
+  stats::Accumulator& add_accumulator(std::string_view stat, stats::Unit unit, std::string_view doc);
+  stats::Histogram& add_histogram(std::string_view stat, stats::Unit unit, std::string_view doc, double lo,
+                                  double width, std::size_t bins);
+
+ private:
+  std::string stat_name(std::string_view stat) const;
+
+  Context context_;
+  std::string name_;
+  std::deque<Port> ports_;  // deque: ports keep their address as more are added
+};
+
+}  // namespace tessera::sim

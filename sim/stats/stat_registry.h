@@ -1,0 +1,48 @@
+#pragma once
+// Owns every statistic of one simulation under its hierarchical name, with its unit and
+// meaning. Addresses are stable (deque storage), so components keep a reference and update
+// it directly. Writers (JSON here; CSV and others later) read the registry from outside.
+#include <deque>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "sim/stats/statistic.h"
+
+namespace tessera::sim::stats {
+
+// Units a statistic may carry. Keeping them a closed set means every output column names one.
+enum class Unit { kCount, kEvents, kBytes, kPs, kBytesPerS, kFrac };
+std::string_view unit_suffix(Unit unit);  // "count", "events", "bytes", "ps", "bytes_per_s", "frac"
+
+class StatRegistry {
+ public:
+  Counter& counter(std::string_view name, Unit unit, std::string_view doc);
+  Accumulator& accumulator(std::string_view name, Unit unit, std::string_view doc);
+  Histogram& histogram(std::string_view name, Unit unit, std::string_view doc, double lo, double width,
+                       std::size_t bins);
+
+  std::size_t size() const { return index_.size(); }
+  bool contains(std::string_view name) const { return index_.find(std::string(name)) != index_.end(); }
+
+  // One object keyed by statistic name, in name order (deterministic output).
+  nlohmann::json to_json() const;
+
+ private:
+  struct Entry {
+    Unit unit;
+    std::string doc;
+    std::variant<Counter*, Accumulator*, Histogram*> stat;
+  };
+  void add(std::string_view name, Entry entry);
+
+  std::deque<Counter> counters_;
+  std::deque<Accumulator> accumulators_;
+  std::deque<Histogram> histograms_;
+  std::map<std::string, Entry, std::less<>> index_;
+};
+
+}  // namespace tessera::sim::stats

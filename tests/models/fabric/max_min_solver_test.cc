@@ -1,0 +1,154 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "models/fabric/max_min_solver.h"
+
+using namespace tessera::models::fabric;
+
+namespace {
+
+std::vector<ResourceId> path(std::initializer_list<ResourceId> ids) { return ids; }
+
+}  // namespace
+
+TEST_CASE("one flow alone takes the whole resource") {
+  MaxMinSolver s;
+  const ResourceId l = s.add_resource(100.0);
+  const auto f = s.add_flow(path({l}));
+  s.solve();
+  CHECK(s.rate(f) == doctest::Approx(100.0));
+  CHECK(s.load(l) == doctest::Approx(100.0));
+}
+
+TEST_CASE("classic three-link example: L2 is the bottleneck of A and C, B takes the rest of L1") {
+  // A crosses L1 and L2, B only L1, C only L2. L1 = 10, L2 = 4.
+  // L2's share 4/2 = 2 < L1's share 10/2 = 5: A = C = 2; then B gets 10 - 2 = 8.
+  MaxMinSolver s;
+  const ResourceId l1 = s.add_resource(10.0);
+  const ResourceId l2 = s.add_resource(4.0);
+  const auto a = s.add_flow(path({l1, l2}));
+  const auto b = s.add_flow(path({l1}));
+  const auto c = s.add_flow(path({l2}));
+  s.solve();
+  CHECK(s.rate(a) == doctest::Approx(2.0));
+  CHECK(s.rate(b) == doctest::Approx(8.0));
+  CHECK(s.rate(c) == doctest::Approx(2.0));
+}
+
+TEST_CASE("three-link example with L1 the bottleneck") {
+  // L1 = 6, L2 = 10: L1's share 3 < L2's 5, so A = B = 3 and C = 10 - 3 = 7.
+  MaxMinSolver s;
+  const ResourceId l1 = s.add_resource(6.0);
+  const ResourceId l2 = s.add_resource(10.0);
+  const auto a = s.add_flow(path({l1, l2}));
+  const auto b = s.add_flow(path({l1}));
+  const auto c = s.add_flow(path({l2}));
+  s.solve();
+  CHECK(s.rate(a) == doctest::Approx(3.0));
+  CHECK(s.rate(b) == doctest::Approx(3.0));
+  CHECK(s.rate(c) == doctest::Approx(7.0));
+}
+
+TEST_CASE("a capped flow takes its cap and the others share the remainder") {
+  MaxMinSolver s;
+  const ResourceId l = s.add_resource(12.0);
+  const auto capped = s.add_flow(path({l}), 2.0);
+  const auto x = s.add_flow(path({l}));
+  const auto y = s.add_flow(path({l}));
+  s.solve();
+  CHECK(s.rate(capped) == doctest::Approx(2.0));
+  CHECK(s.rate(x) == doctest::Approx(5.0));
+  CHECK(s.rate(y) == doctest::Approx(5.0));
+}
+
+TEST_CASE("a cap above the fair share does not bind") {
+  MaxMinSolver s;
+  const ResourceId l = s.add_resource(12.0);
+  const auto capped = s.add_flow(path({l}), 10.0);
+  const auto x = s.add_flow(path({l}));
+  const auto y = s.add_flow(path({l}));
+  s.solve();
+  CHECK(s.rate(capped) == doctest::Approx(4.0));
+  CHECK(s.rate(x) == doctest::Approx(4.0));
+  CHECK(s.rate(y) == doctest::Approx(4.0));
+}
+
+TEST_CASE("a class of count n weighs as n flows") {
+  MaxMinSolver s;
+  const ResourceId l = s.add_resource(8.0);
+  const auto three = s.add_flow(path({l}), kUncapped, 3);
+  const auto one = s.add_flow(path({l}));
+  s.solve();
+  CHECK(s.rate(three) == doctest::Approx(2.0));
+  CHECK(s.rate(one) == doctest::Approx(2.0));
+  s.set_count(three, 0);
+  s.solve();
+  CHECK(s.rate(one) == doctest::Approx(8.0));
+  CHECK(s.rate(three) == 0.0);
+}
+
+TEST_CASE("only the component touched by a change is recomputed") {
+  MaxMinSolver s;
+  const ResourceId l1 = s.add_resource(10.0);
+  const ResourceId l2 = s.add_resource(10.0);
+  const auto a = s.add_flow(path({l1}));
+  const auto b = s.add_flow(path({l2}));
+  CHECK(s.solve().size() == 2);
+  CHECK(s.solve().empty());  // nothing changed
+  const auto c = s.add_flow(path({l2}));
+  const auto changed = s.solve();
+  std::vector<SolverFlowId> got(changed.begin(), changed.end());
+  std::sort(got.begin(), got.end());
+  CHECK(got == std::vector<SolverFlowId>{b, c});
+  CHECK(s.rate(a) == doctest::Approx(10.0));
+  CHECK(s.rate(b) == doctest::Approx(5.0));
+}
+
+TEST_CASE("random networks satisfy the max-min fairness conditions") {
+  // Max-min fair iff feasible and every flow is at its cap or crosses a saturated resource on
+  // which no flow gets more than it does (its bottleneck).
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    MaxMinSolver s;
+    const int num_res = 2 + static_cast<int>(rng() % 10);
+    for (int r = 0; r < num_res; ++r) s.add_resource(1.0 + static_cast<double>(rng() % 100));
+    const int num_flows = 1 + static_cast<int>(rng() % 30);
+    std::vector<double> caps;
+    for (int f = 0; f < num_flows; ++f) {
+      std::vector<ResourceId> p;
+      for (int r = 0; r < num_res; ++r) {
+        if (rng() % 3 == 0) p.push_back(static_cast<ResourceId>(r));
+      }
+      if (p.empty()) p.push_back(static_cast<ResourceId>(rng() % num_res));
+      const double cap = rng() % 4 == 0 ? 0.5 + static_cast<double>(rng() % 20) : kUncapped;
+      caps.push_back(cap);
+      s.add_flow(p, cap, 1 + rng() % 3);
+    }
+    s.solve();
+    std::vector<double> load(num_res, 0.0), max_rate(num_res, 0.0);
+    for (SolverFlowId f = 0; f < s.num_flows(); ++f) {
+      for (ResourceId r : s.path(f)) {
+        load[r] += s.rate(f) * s.count(f);
+        max_rate[r] = std::max(max_rate[r], s.rate(f));
+      }
+    }
+    for (int r = 0; r < num_res; ++r) {
+      CHECK(load[r] <= s.capacity(r) * (1 + 1e-9));
+      CHECK(s.load(r) == doctest::Approx(load[r]).epsilon(1e-9));
+    }
+    for (SolverFlowId f = 0; f < s.num_flows(); ++f) {
+      bool justified = false;
+      for (ResourceId r : s.path(f)) {
+        const bool saturated = load[r] >= s.capacity(r) * (1 - 1e-9);
+        if (saturated && s.rate(f) >= max_rate[r] * (1 - 1e-9)) justified = true;
+      }
+      CHECK(s.rate(f) <= caps[f] * (1 + 1e-12));
+      // A flow with no bottleneck must be held by its cap.
+      if (!justified) CHECK(s.rate(f) == doctest::Approx(caps[f]));
+    }
+  }
+}

@@ -1,0 +1,57 @@
+#pragma once
+// Runs the built `tessera` program with arguments and captures stdout, stderr and the exit code.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace tessera::test {
+
+struct ProcessResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// `args` is passed to the shell as is: quote what needs quoting.
+inline ProcessResult run_tessera(const std::string& args, const std::filesystem::path& cwd = std::filesystem::temp_directory_path()) {
+  static int counter = 0;
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("tessera-cli-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const auto out = dir / fmt::format("out-{}", counter);
+  const auto err = dir / fmt::format("err-{}", counter++);
+  const std::string cmd = fmt::format("cd '{}' && '{}' {} >'{}' 2>'{}'", cwd.string(), TESSERA_BIN, args, out.string(), err.string());
+  const int status = std::system(cmd.c_str());
+  ProcessResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_all(out);
+  r.err = read_all(err);
+  return r;
+}
+
+// A scratch folder for config files, unique per process.
+inline std::filesystem::path scratch_dir() {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("tessera-cli-files-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+inline std::filesystem::path write_file(const std::string& name, const std::string& text) {
+  const auto path = scratch_dir() / name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace tessera::test

@@ -1,0 +1,148 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/sim/app/cli_process.h"
+
+using tessera::test::run_tessera;
+using tessera::test::write_file;
+
+TEST_CASE("tessera --help and --version succeed; no command is a usage error") {
+  const auto help = run_tessera("--help");
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("Usage: tessera COMMAND") != std::string::npos);
+  const auto version = run_tessera("--version");
+  CHECK(version.exit_code == 0);
+  CHECK(version.out.rfind("tessera ", 0) == 0);
+  CHECK(run_tessera("").exit_code == 2);
+  for (const char* cmd : {"run --help", "describe --help", "bench phold --help"}) {
+    const auto r = run_tessera(cmd);
+    CHECK_MESSAGE(r.exit_code == 0, cmd);
+    CHECK(r.out.find("Options") != std::string::npos);
+  }
+}
+
+TEST_CASE("an unknown command or flag is exit code 2 with a suggestion") {
+  const auto r = run_tessera("rnu");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("unknown command 'rnu'; did you mean 'run'?") != std::string::npos);
+  const auto f = run_tessera("run --bogus");
+  CHECK(f.exit_code == 2);
+  CHECK(f.err.find("bogus") != std::string::npos);
+}
+
+TEST_CASE("tessera run with no config runs the embedded default from any folder") {
+  const auto r = run_tessera("run --json --set workload.end_time=\"5 us\"", "/");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);  // stdout holds one JSON object and nothing else
+  CHECK(j["system"] == "mi300x-8");
+  CHECK(j["workload"] == "phold");
+  CHECK(j["events"].get<std::uint64_t>() > 0);
+  CHECK(j["makespan_ns"].get<double>() <= 5000.0);
+  CHECK(j["complete"] == true);
+  CHECK(j.contains("wall_s"));
+}
+
+TEST_CASE("the same config and seed give the same result; another seed another") {
+  const std::string base = "run --json --set workload.end_time=\"20 us\"";
+  auto events = [](const std::string& out) { return nlohmann::json::parse(out)["events"].get<std::uint64_t>(); };
+  const auto a = run_tessera(base + " --seed 3");
+  const auto b = run_tessera(base + " --seed 3");
+  const auto c = run_tessera(base + " --seed 4");
+  REQUIRE(a.exit_code == 0);
+  CHECK(events(a.out) == events(b.out));
+  CHECK(events(a.out) != events(c.out));
+}
+
+TEST_CASE("--max-events stops the run and marks it incomplete") {
+  const auto r = run_tessera("run --json --max-events 1000");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["events"] == 1000);
+  CHECK(j["complete"] == false);
+}
+
+TEST_CASE("--out writes summary.json, and the table has units") {
+  const auto dir = tessera::test::scratch_dir() / "out";
+  std::filesystem::remove_all(dir);
+  const auto r = run_tessera("run --set workload.end_time=\"2 us\" --out '" + dir.string() + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("simulated time") != std::string::npos);
+  CHECK(r.out.find(" ns") != std::string::npos);
+  const auto j = nlohmann::json::parse(tessera::test::read_all(dir / "summary.json"));
+  CHECK(j["workload"] == "phold");
+  // Nothing but the summary is left behind (the temporary was renamed).
+  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
+}
+
+TEST_CASE("config errors name file, line, column and key, exit 2, and write nothing") {
+  const auto dir = tessera::test::scratch_dir() / "no-out";
+  std::filesystem::remove_all(dir);
+  struct Case {
+    const char* name;
+    const char* yaml;
+    const char* expected;  // after "FILE:"
+  };
+  const Case cases[] = {
+      {"misspelled.yaml", "system: mi300x-1\nworkload:\n  kind: phold\n  lsp: 4\n",
+       ":4:3: workload.lsp: unknown key 'lsp'; did you mean 'lps'?"},
+      {"wrong_unit.yaml", "system: mi300x-1\nworkload:\n  kind: phold\n  end_time: 4 MiB\n",
+       ":4:13: workload.end_time: expected a time"},
+      {"no_unit.yaml", "system: mi300x-1\nworkload:\n  kind: phold\n  end_time: 100\n",
+       ":4:13: workload.end_time:"},
+      {"range.yaml", "system: mi300x-1\nworkload:\n  kind: phold\n  remote: 1.5\n", ":4:11: workload.remote:"},
+      {"kind.yaml", "system: mi300x-1\nworkload:\n  kind: phlod\n",
+       ":3:9: workload.kind: unknown workload kind 'phlod'; did you mean 'phold'?"},
+      {"missing.yaml", "system: mi300x-1\n", ":1:1: missing required key 'workload'"},
+      {"top.yaml", "system: mi300x-1\nsede: 3\nworkload: {kind: phold}\n", ":2:1: sede: unknown key 'sede'; did you mean 'seed'?"},
+      {"type.yaml", "system: mi300x-1\nworkload:\n  kind: phold\n  lps: [1, 2]\n", ":4:8: workload.lps:"},
+      {"nosys.yaml", "system: mi999x\nworkload: {kind: phold}\n", ":1:9: system:"},
+      {"syntax.yaml", "system: mi300x-1\nworkload: {kind: phold\n", ":"},
+  };
+  for (const Case& c : cases) {
+    const auto path = write_file(c.name, c.yaml);
+    const auto r = run_tessera("run '" + path.string() + "' --out '" + dir.string() + "'");
+    CHECK_MESSAGE(r.exit_code == 2, c.name);
+    CHECK_MESSAGE(r.err.find(path.string() + c.expected) != std::string::npos, c.name, "\n", r.err);
+    CHECK(r.out.empty());
+  }
+  CHECK_FALSE(std::filesystem::exists(dir));
+}
+
+TEST_CASE("system keys are checked too, through base: and --set") {
+  const auto r = run_tessera("describe --set system.gpu.compute.clok=\"2 GHz\"");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--set system.gpu.compute.clok=2 GHz: system.gpu.compute.clok: unknown key 'clok'; did you mean 'clock'?") !=
+        std::string::npos);
+  const auto sys = write_file("mysys.yaml", "base: mi300x-8\ngpu:\n  memory:\n    hbm_bandwidth: 6 TB/S\n");
+  const auto run = write_file("uses_mysys.yaml", "system: " + sys.string() + "\nworkload: {kind: phold}\n");
+  const auto d = run_tessera("describe '" + run.string() + "'");
+  CHECK(d.exit_code == 2);
+  CHECK(d.err.find(sys.string() + ":4:20: system.gpu.memory.hbm_bandwidth:") != std::string::npos);
+}
+
+TEST_CASE("describe prints every default with units and applies --set") {
+  const auto r = run_tessera("describe --set system.interconnect.link_bandwidth=\"128 GB/s\"");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("link_bandwidth: 128 GB/s") != std::string::npos);
+  CHECK(r.out.find("clock: 2.1 GHz") != std::string::npos);
+  CHECK(r.out.find("l2_capacity_per_die: 4 MiB") != std::string::npos);
+  CHECK(r.out.find("min_delay: 1 ns") != std::string::npos);  // a default the file never gave
+  const auto j = run_tessera("describe --json");
+  REQUIRE(j.exit_code == 0);
+  CHECK(nlohmann::json::parse(j.out)["system"]["gpu"]["memory"]["hbm_bandwidth"] == "5.3 TB/s");
+}
+
+TEST_CASE("tessera bench phold prints the JSON the issue asks for") {
+  const auto r = run_tessera("bench phold --lps 64 --events-per-lp 2 --remote 0.5 --end-time \"10 us\" --seed 5 --json --bare");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"events", "wall_s", "events_per_s", "final_time_ps"}) CHECK_MESSAGE(j.contains(key), key);
+  CHECK(j["events"] == j["bare"]["events"]);
+  const auto again = nlohmann::json::parse(run_tessera("bench phold --lps 64 --events-per-lp 2 --remote 0.5 --end-time \"10 us\" --seed 5 --json").out);
+  CHECK(again["events"] == j["events"]);
+  const auto bad = run_tessera("bench phold --end-time 10");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("expected a time") != std::string::npos);
+  CHECK(run_tessera("bench phold --remote 2").exit_code == 2);
+}

@@ -1,0 +1,33 @@
+#include <doctest/doctest.h>
+
+#include "sim/app/run_config_loader.h"
+#include "sim/app/run_spec.h"
+
+using namespace tessera;
+
+TEST_CASE("every embedded system file reads through the system schema") {
+  for (const char* name : {"mi300x-1", "mi300x-8", "h100-1", "h100-8", "h200-1", "h200-2", "h200-8"}) {
+    const app::RunSpec spec = app::load_run_spec(std::nullopt, {std::string("system=") + name});
+    CHECK(spec.system.name == name);
+  }
+}
+
+TEST_CASE("system files build on their base: and physical figures follow the specs") {
+  const auto mi300x = app::load_run_spec(std::nullopt, {"system=mi300x-8"}).system;
+  CHECK(mi300x.num_gpus == 8);
+  CHECK(models::total_compute_units(mi300x.gpu) == 304);
+  // AMD's 1307.4 TFLOP/s dense fp16.
+  CHECK(models::peak_fp16_flops_per_s(mi300x.gpu) == doctest::Approx(1307.4e12).epsilon(1e-3));
+  CHECK(mi300x.interconnect.link_bandwidth_bytes_per_s == 64e9);
+  const auto h200 = app::load_run_spec(std::nullopt, {"system=h200-2"}).system;
+  CHECK(h200.gpu.memory.hbm_bandwidth_bytes_per_s == 4.8e12);  // from h200-1 over h100-1
+  CHECK(h200.gpu.compute.compute_units_per_die * h200.gpu.compute.num_dies == 132);  // from h100-1
+  CHECK(models::peak_fp16_flops_per_s(h200.gpu) == doctest::Approx(989.4e12).epsilon(1e-3));
+  CHECK(h200.interconnect.topology == "direct");
+}
+
+TEST_CASE("the run seed reaches the workload") {
+  const auto spec = app::load_run_spec(std::nullopt, {"seed=77"});
+  CHECK(spec.options.seed == 77);
+  CHECK(spec.phold.seed == 77);
+}

@@ -1,0 +1,233 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "error_capture.h"
+#include "sim/config/yaml_reader.h"
+#include "test_specs.h"
+
+namespace tessera::sim::config::test {
+namespace {
+
+ConfigNode yaml(const char* text) { return parse_yaml(text, "s.yaml"); }
+
+TEST_CASE("schema: reads every kind of field") {
+  const GpuSpec gpu = gpu_schema().read(yaml(R"(
+name: mi300x
+num_cus: 304
+priority: -3
+clock: 2.1 GHz
+hbm_efficiency: 80%
+scale: 2.5
+lds: 64 KiB
+l2:
+  capacity: 4 MiB
+  ways: 16
+  hit_latency: 120 ns
+  bandwidth: 2 KB/s
+  write_back: false
+  replacement: fifo
+  policy: random
+tile_sizes: [256, 128, 64]
+tags: [a, "b c"]
+latencies: [1 ns, 2.5 us]
+links:
+  - peer: gpu1
+    bandwidth: 64 GB/s
+  - peer: gpu2
+    latency: 700 ns
+)"));
+  CHECK(gpu.name == "mi300x");
+  CHECK(gpu.num_cus == 304);
+  CHECK(gpu.priority == -3);
+  CHECK(gpu.clock_hz == 2.1e9);
+  CHECK(gpu.hbm_efficiency_frac == 0.8);
+  CHECK(gpu.scale == 2.5);
+  CHECK(gpu.lds_bytes == 65536);
+  CHECK(gpu.l2.capacity_bytes == 4194304);
+  CHECK(gpu.l2.hit_latency_ps == 120'000);
+  CHECK(gpu.l2.bandwidth_bytes_per_s == 2000.0);
+  CHECK_FALSE(gpu.l2.write_back);
+  CHECK(gpu.l2.replacement == "fifo");
+  CHECK(gpu.l2.policy == Policy::kRandom);
+  CHECK(gpu.tile_sizes == std::vector<std::uint64_t>{256, 128, 64});
+  CHECK(gpu.tags == std::vector<std::string>{"a", "b c"});
+  CHECK(gpu.latencies_ps == std::vector<Tick>{1000, 2'500'000});
+  REQUIRE(gpu.links.size() == 2);
+  CHECK(gpu.links[0] == LinkSpec{"gpu1", 64e9, 1'000'000});
+  CHECK(gpu.links[1] == LinkSpec{"gpu2", 64e9, 700'000});
+}
+
+TEST_CASE("schema: absent keys keep the defaults, including a parent's default for a nested spec") {
+  const GpuSpec gpu = gpu_schema().read(yaml("l2:\n  ways: 8\n"));
+  CHECK(gpu.l2.ways == 8);
+  CHECK(gpu.l2.capacity_bytes == 8u << 20);  // GpuSpec's default for l2, not CacheSpec's
+  CHECK(gpu.name == "gpu");
+  CHECK_FALSE(gpu.lds_bytes.has_value());
+  CHECK(gpu_schema().read(yaml("lds: null\n")).lds_bytes == std::nullopt);
+
+  GpuSpec preset;
+  preset.num_cus = 38;
+  gpu_schema().read_into(yaml("name: x\n"), preset);
+  CHECK(preset.num_cus == 38);
+  CHECK(preset.name == "x");
+}
+
+TEST_CASE("schema: unknown key, with and without a suggestion") {
+  ConfigError e = config_error_of([] { gpu_schema().read(yaml("name: a\nl2:\n  capcity: 4 MiB\n")); });
+  CHECK(std::string(e.what()) == "s.yaml:3:3: l2.capcity: unknown key 'capcity'; did you mean 'capacity'?");
+  CHECK(e.key_path() == "l2.capcity");
+  CHECK(e.location() == SourceLocation{"s.yaml", 3, 3});
+
+  e = config_error_of([] { cache_schema().read(yaml("ways: 4\nbanana: 1\n")); });
+  CHECK(e.message() ==
+        "unknown key 'banana'; valid keys: capacity, ways, hit_latency, bandwidth, write_back, replacement, policy");
+  CHECK(e.location().line == 2);
+
+  // Keys the caller handles are allowed on request.
+  ReadOptions options;
+  options.extra_keys = {"kind"};
+  CHECK(cache_schema().read(yaml("kind: cache\nways: 4\n"), options).ways == 4);
+  CHECK_THROWS_AS(cache_schema().read(yaml("kind: cache\n")), ConfigError);
+}
+
+TEST_CASE("schema: wrong YAML type") {
+  ConfigError e = config_error_of([] { gpu_schema().read(yaml("l2:\n  capacity: {a: 1}\n")); });
+  CHECK(std::string(e.what()) == "s.yaml:2:13: l2.capacity: expected a size, got a map");
+  e = config_error_of([] { gpu_schema().read(yaml("l2: 5\n")); });
+  CHECK(e.message() == "expected a map of cache settings, got a scalar");
+  CHECK(e.key_path() == "l2");
+  e = config_error_of([] { gpu_schema().read(yaml("tile_sizes: 5\n")); });
+  CHECK(e.message() == "expected a list of count values, got a scalar");
+  e = config_error_of([] { gpu_schema().read(yaml("tile_sizes: [1, [2]]\n")); });
+  CHECK(e.key_path() == "tile_sizes[1]");
+  CHECK(e.message() == "expected an integer, got a list");
+  e = config_error_of([] { gpu_schema().read(yaml("links: {peer: a}\n")); });
+  CHECK(e.message() == "expected a list of link maps, got a map");
+  e = config_error_of([] { gpu_schema().read(yaml("name:\n")); });
+  CHECK(e.message() == "expected a string, got null");
+}
+
+TEST_CASE("schema: missing required key") {
+  ConfigError e = config_error_of([] { gpu_schema().read(yaml("links:\n  - bandwidth: 1 GB/s\n")); });
+  CHECK(std::string(e.what()) == "s.yaml:2:5: links[0]: missing required key 'peer' (the GPU at the other end)");
+  e = config_error_of([] { workload_schema().read(yaml("m: 4\n")); });
+  CHECK(e.location() == SourceLocation{"s.yaml", 1, 1});
+  CHECK(e.message().starts_with("missing required key 'model'"));
+}
+
+TEST_CASE("schema: out of range, wrong unit class, missing unit, bad values") {
+  ConfigError e = config_error_of([] { gpu_schema().read(yaml("num_cus: 0\n")); });
+  CHECK(std::string(e.what()) == "s.yaml:1:10: num_cus: must be between 1 and 1024, got 0");
+  e = config_error_of([] { gpu_schema().read(yaml("l2:\n  capacity: 0 B\n")); });
+  CHECK(e.message() == "must be at least 1 B, got 0 B");
+  e = config_error_of([] { gpu_schema().read(yaml("priority: -11\n")); });
+  CHECK(e.message() == "must be at least -10, got -11");
+  e = config_error_of([] { gpu_schema().read(yaml("scale: 5\n")); });
+  CHECK(e.message() == "must be between 0.5 and 4, got 5");
+  e = config_error_of([] { gpu_schema().read(yaml("tile_sizes: [4, 0]\n")); });
+  CHECK(e.key_path() == "tile_sizes[1]");
+  CHECK(e.message() == "must be at least 1, got 0");
+  e = config_error_of([] { gpu_schema().read(yaml("num_cus: 5000000000\n")); });
+  CHECK(e.message().find("out of range") != std::string::npos);
+
+  e = config_error_of([] { gpu_schema().read(yaml("l2:\n  hit_latency: 4 MiB\n")); });
+  CHECK(std::string(e.what()) ==
+        "s.yaml:2:16: l2.hit_latency: expected a time like \"1.5 us\" (units: ps, ns, us, ms, s), got \"4 MiB\"");
+  e = config_error_of([] { gpu_schema().read(yaml("l2:\n  capacity: 4096\n")); });
+  CHECK(e.message().starts_with("a unit is required: expected a size"));
+  CHECK(e.key_path() == "l2.capacity");
+  e = config_error_of([] { gpu_schema().read(yaml("l2:\n  replacement: lfu\n")); });
+  CHECK(e.message() == "expected one of lru, fifo, random, got \"lfu\"; did you mean 'lru'?");
+  e = config_error_of([] { gpu_schema().read(yaml("l2:\n  policy: clock\n")); });
+  CHECK(e.message() == "expected one of lru, fifo, random, got \"clock\"");
+  e = config_error_of([] { gpu_schema().read(yaml("l2:\n  write_back: sometimes\n")); });
+  CHECK(e.message() == "expected true or false, got \"sometimes\"");
+  e = config_error_of([] { gpu_schema().read(yaml("hbm_efficiency: 1.5\n")); });
+  CHECK(e.message().starts_with("expected a fraction in [0, 1]"));
+}
+
+TEST_CASE("schema: cross-field checks report at the map") {
+  const ConfigError e = config_error_of([] { gpu_schema().read(yaml("name: a\nl2:\n  capacity: 1000 B\n  ways: 3\n")); });
+  CHECK(std::string(e.what()) == "s.yaml:3:3: l2: capacity must be a multiple of ways");
+}
+
+GpuSpec sample_gpu() {
+  GpuSpec gpu;
+  gpu.name = "odd: name # with [chars]";
+  gpu.priority = -7;
+  gpu.clock_hz = 1.98e9;
+  gpu.hbm_efficiency_frac = 0.123456789;
+  gpu.scale = 4.0 / 3.0;
+  gpu.lds_bytes = 65536;
+  gpu.l2.capacity_bytes = 1500;
+  gpu.l2.ways = 3;
+  gpu.l2.hit_latency_ps = 1'500'001;
+  gpu.l2.bandwidth_bytes_per_s = 1099511627776.0 * 3;
+  gpu.l2.write_back = false;
+  gpu.l2.replacement = "random";
+  gpu.l2.policy = Policy::kFifo;
+  gpu.tile_sizes = {1, 2, 3};
+  gpu.tags = {"x, y", "true", "null", ""};
+  gpu.latencies_ps = {1, 1'000'000'000'000};
+  gpu.links = {LinkSpec{"p0", 12.5e9, 3}, LinkSpec{"p1", 1, 0}};
+  return gpu;
+}
+
+TEST_CASE("describe: YAML has every field with units and docs, and reads back equal") {
+  const GpuSpec gpu = sample_gpu();
+  const std::string text = gpu_schema().to_yaml(gpu);
+  CHECK(text.find("num_cus: 304  # compute units\n") != std::string::npos);
+  CHECK(text.find("clock: 1.98 GHz  # core clock\n") != std::string::npos);
+  CHECK(text.find("l2:  # the L2 of one XCD\n  capacity: 1.5 KB  # capacity per instance\n") != std::string::npos);
+  CHECK(text.find("  hit_latency: 1.500001 us") != std::string::npos);
+  CHECK(text.find("links:  # links to peers\n  - peer: p0") != std::string::npos);
+  INFO(text);
+  const GpuSpec again = gpu_schema().read(parse_yaml(text, "described.yaml"));
+  CHECK(again == gpu);
+
+  // Defaults, too, and a spec with empty lists and null optionals.
+  const GpuSpec defaults;
+  CHECK(gpu_schema().read(parse_yaml(gpu_schema().to_yaml(defaults), "d.yaml")) == defaults);
+  const SystemSpec system{sample_gpu()};
+  CHECK(system_schema().read(parse_yaml(system_schema().to_yaml(system), "sys.yaml")) == system);
+}
+
+TEST_CASE("describe: JSON values and the schema itself") {
+  const nlohmann::json j = gpu_schema().to_json(GpuSpec{});
+  CHECK(j["num_cus"] == 304);
+  CHECK(j["clock"] == "2.1 GHz");
+  CHECK(j["l2"]["capacity"] == "8 MiB");
+  CHECK(j["l2"]["hit_latency"] == "100 ns");
+  CHECK(j["l2"]["bandwidth"] == "2 TB/s");
+  CHECK(j["hbm_efficiency"] == 0.85);
+  CHECK(j["lds"].is_null());
+  CHECK(j["tile_sizes"] == nlohmann::json::array({256, 64, 64}));
+
+  const nlohmann::json s = gpu_schema().schema_json();
+  CHECK(s["name"] == "gpu");
+  const nlohmann::json& fields = s["fields"];
+  CHECK(fields[1]["key"] == "num_cus");
+  CHECK(fields[1]["kind"] == "count");
+  CHECK(fields[1]["min"] == 1);
+  CHECK(fields[1]["max"] == 1024);
+  CHECK(fields[3]["unit"] == "Hz");
+  const nlohmann::json& l2 = fields[7];
+  CHECK(l2["kind"] == "map");
+  CHECK(l2["schema"]["fields"][0]["default"] == "8 MiB");  // the parent's default
+  CHECK(l2["schema"]["fields"][0]["min"] == "1 B");
+  CHECK(l2["schema"]["fields"][5]["choices"] == nlohmann::json::array({"lru", "fifo", "random"}));
+  CHECK(link_schema().schema_json()["fields"][0]["required"] == true);
+}
+
+TEST_CASE("schema mistakes are caught when the schema is built") {
+  struct S {
+    bool b = false;
+    int n = 0;
+  };
+  CHECK_THROWS_AS(Schema<S>("s", "").boolean("b", &S::b, "").min(1), std::logic_error);
+  CHECK_THROWS_AS(Schema<S>("s", "").count("n", &S::n, "").count("n", &S::n, ""), std::logic_error);
+}
+
+}  // namespace
+}  // namespace tessera::sim::config::test
