@@ -1,25 +1,59 @@
 #include "models/system/system_spec.h"
 
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "models/cache/cache_schema.h"
+
 namespace tessera::models {
 
 namespace {
 
 using sim::config::Schema;
 
+const Schema<DtypeRates>& rates_schema(const char* what) {
+  // One schema per meaning, so that describe prints the right comment for each.
+  static const Schema<DtypeRates> flops =
+      Schema<DtypeRates>("matrix_flops_per_clock_per_cu", "dense matrix FLOP per clock per CU, by data type")
+          .real("fp16", &DtypeRates::fp16, "fp16 inputs").min(0)
+          .real("bf16", &DtypeRates::bf16, "bf16 inputs").min(0)
+          .real("fp8", &DtypeRates::fp8, "fp8 inputs").min(0)
+          .real("fp32", &DtypeRates::fp32, "fp32 inputs").min(0);
+  static const Schema<DtypeRates> efficiency =
+      Schema<DtypeRates>("matrix_efficiency", "achieved fraction of the peak matrix rate in a tile loop, by data type")
+          .fraction("fp16", &DtypeRates::fp16, "fp16")
+          .fraction("bf16", &DtypeRates::bf16, "bf16")
+          .fraction("fp8", &DtypeRates::fp8, "fp8")
+          .fraction("fp32", &DtypeRates::fp32, "fp32");
+  return std::string_view(what) == "flops" ? flops : efficiency;
+}
+
 const Schema<ComputeSpec>& compute_schema() {
   static const Schema<ComputeSpec> s =
       Schema<ComputeSpec>("compute", "compute dies and units of one GPU")
-          .count("num_dies", &ComputeSpec::num_dies, "compute dies: XCDs on AMD, GPC groups on NVIDIA")
+          .count("num_dies", &ComputeSpec::num_dies, "compute dies: XCDs on AMD; on NVIDIA the halves owning an L2 partition")
           .range(1, 64)
           .count("compute_units_per_die", &ComputeSpec::compute_units_per_die, "active CUs (SMs) per die")
           .range(1, 1024)
           .frequency("clock", &ComputeSpec::clock_hz, "peak engine clock")
           .min(1e6)
-          .real("fp16_flops_per_clock_per_cu", &ComputeSpec::fp16_flops_per_clock_per_cu,
-                "dense fp16 matrix FLOP per clock per CU")
-          .min(1)
           .count("workgroup_slots_per_cu", &ComputeSpec::workgroup_slots_per_cu, "resident workgroups per CU")
-          .range(1, 64);
+          .range(1, 64)
+          .nested("matrix_flops_per_clock_per_cu", &ComputeSpec::matrix_flops_per_clock_per_cu, rates_schema("flops"))
+          .nested("matrix_efficiency", &ComputeSpec::matrix_efficiency, rates_schema("efficiency"));
+  return s;
+}
+
+const Schema<DispatchSpec>& dispatch_schema() {
+  static const Schema<DispatchSpec> s =
+      Schema<DispatchSpec>("dispatch", "kernel launch and workgroup dispatch")
+          .choice("policy", &DispatchSpec::policy, {"round_robin"}, "workgroup i runs on die (i / chunk) mod num_dies")
+          .count("chunk", &DispatchSpec::chunk, "consecutive workgroups sent to one die")
+          .range(1, 1 << 20)
+          .time("kernel_launch_latency", &DispatchSpec::kernel_launch_latency_ps, "host enqueue to first workgroup start")
+          .time("workgroup_dispatch", &DispatchSpec::workgroup_dispatch_ps, "per workgroup, serialised per die")
+          .time("kernel_teardown", &DispatchSpec::kernel_teardown_ps, "last workgroup end to kernel completion");
   return s;
 }
 
@@ -33,9 +67,39 @@ const Schema<MemorySpec>& memory_schema() {
           .count("hbm_stacks", &MemorySpec::hbm_stacks, "HBM stacks")
           .range(1, 64)
           .time("hbm_latency", &MemorySpec::hbm_latency_ps, "unloaded HBM access latency")
-          .bytes("l2_capacity_per_die", &MemorySpec::l2_capacity_per_die_bytes, "L2 capacity per die")
+          .nested("l2", &MemorySpec::l2, cache::cache_schema(), "L2, one instance per die")
+          .nested("mall", &MemorySpec::mall, cache::cache_schema(), "memory-side cache (Infinity Cache); capacity 0 B: none")
+          .check([](const MemorySpec& m) -> std::optional<std::string> {
+            if (m.l2.capacity_bytes == 0) return "l2.capacity must be positive";
+            return std::nullopt;
+          });
+  return s;
+}
+
+const Schema<FabricSpec>& fabric_schema() {
+  static const Schema<FabricSpec> s =
+      Schema<FabricSpec>("fabric", "on-package data paths")
+          .real("cu_port_bytes_per_clock", &FabricSpec::cu_port_bytes_per_clock, "a CU's load/store bytes per clock")
           .min(1)
-          .bytes("mall_capacity", &MemorySpec::mall_capacity_bytes, "memory-side cache (Infinity Cache); 0: none");
+          .bandwidth("die_link_bandwidth", &FabricSpec::die_link_bandwidth_bytes_per_s, "die (XCD) to IOD, each direction")
+          .min(1)
+          .count("num_iods", &FabricSpec::num_iods, "IODs; dies spread evenly over them")
+          .range(1, 64)
+          .bandwidth("iod_link_bandwidth", &FabricSpec::iod_link_bandwidth_bytes_per_s, "between two IODs, each direction")
+          .min(1)
+          .time("iod_hop_latency", &FabricSpec::iod_hop_latency_ps, "latency of one IOD-to-IOD hop")
+          .bytes("max_bytes_in_flight_per_workgroup", &FabricSpec::max_bytes_in_flight_per_workgroup,
+                 "outstanding load bytes of one workgroup (bounds remote loads by Little's law)")
+          .min(1);
+  return s;
+}
+
+const Schema<AtomicSpec>& atomics_schema() {
+  static const Schema<AtomicSpec> s =
+      Schema<AtomicSpec>("atomics", "atomics and flags")
+          .time("local_latency", &AtomicSpec::local_latency_ps, "an atomic on this GPU's memory")
+          .time("remote_latency", &AtomicSpec::remote_latency_ps, "added to the link round trip for a peer's memory")
+          .time("poll_interval", &AtomicSpec::poll_interval_ps, "spin-wait: time between two reads of a flag");
   return s;
 }
 
@@ -44,7 +108,16 @@ const Schema<GpuSpec>& gpu_schema() {
                                        .string("model", &GpuSpec::model, "product name")
                                        .choice("vendor", &GpuSpec::vendor, {"amd", "nvidia"}, "vendor")
                                        .nested("compute", &GpuSpec::compute, compute_schema())
-                                       .nested("memory", &GpuSpec::memory, memory_schema());
+                                       .nested("dispatch", &GpuSpec::dispatch, dispatch_schema())
+                                       .nested("memory", &GpuSpec::memory, memory_schema())
+                                       .nested("fabric", &GpuSpec::fabric, fabric_schema())
+                                       .nested("atomics", &GpuSpec::atomics, atomics_schema())
+                                       .check([](const GpuSpec& g) -> std::optional<std::string> {
+                                         if (g.compute.num_dies % g.fabric.num_iods != 0) {
+                                           return "compute.num_dies must be a multiple of fabric.num_iods";
+                                         }
+                                         return std::nullopt;
+                                       });
   return s;
 }
 
@@ -57,9 +130,16 @@ const Schema<InterconnectSpec>& interconnect_schema() {
           .range(0, 64)
           .bandwidth("link_bandwidth", &InterconnectSpec::link_bandwidth_bytes_per_s, "per link, per direction")
           .time("link_latency", &InterconnectSpec::link_latency_ps, "one-way latency of a link")
+          .count("num_switches", &InterconnectSpec::num_switches, "switch chips (switch topology)")
+          .range(0, 64)
+          .time("switch_latency", &InterconnectSpec::switch_latency_ps, "latency through a switch")
+          .bandwidth("pcie_bandwidth", &InterconnectSpec::pcie_bandwidth_bytes_per_s, "GPU to host, each direction")
           .check([](const InterconnectSpec& i) -> std::optional<std::string> {
             if (i.topology != "none" && (i.links_per_gpu == 0 || i.link_bandwidth_bytes_per_s <= 0)) {
               return "a topology other than 'none' needs links_per_gpu and link_bandwidth";
+            }
+            if (i.topology == "switch" && (i.num_switches == 0 || i.links_per_gpu % i.num_switches != 0)) {
+              return "a switch topology needs num_switches dividing links_per_gpu";
             }
             return std::nullopt;
           });
@@ -78,23 +158,30 @@ const Schema<SystemSpec>& system_schema() {
           .nested("gpu", &SystemSpec::gpu, gpu_schema())
           .nested("interconnect", &SystemSpec::interconnect, interconnect_schema())
           .check([](const SystemSpec& sys) -> std::optional<std::string> {
-            if (sys.num_gpus > 1 && sys.interconnect.topology == "none") {
-              return "a system of several GPUs needs an interconnect topology";
-            }
-            if (sys.interconnect.topology == "direct" && sys.num_gpus != 2) {
-              return "a direct link bundle joins exactly two GPUs";
+            const auto& ic = sys.interconnect;
+            if (sys.num_gpus > 1 && ic.topology == "none") return "a system of several GPUs needs an interconnect topology";
+            if (ic.topology == "direct" && sys.num_gpus != 2) return "a direct link bundle joins exactly two GPUs";
+            if (ic.topology == "full_mesh" && ic.links_per_gpu % (sys.num_gpus - 1 == 0 ? 1 : sys.num_gpus - 1) != 0) {
+              return fmt::format("a full mesh of {} GPUs needs links_per_gpu to be a multiple of {}", sys.num_gpus,
+                                 sys.num_gpus - 1);
             }
             return std::nullopt;
           });
   return s;
 }
 
+std::uint32_t total_compute_units(const GpuSpec& gpu) { return gpu.compute.num_dies * gpu.compute.compute_units_per_die; }
+
 double peak_fp16_flops_per_s(const GpuSpec& gpu) {
-  return gpu.compute.fp16_flops_per_clock_per_cu * gpu.compute.clock_hz * total_compute_units(gpu);
+  return gpu.compute.matrix_flops_per_clock_per_cu.fp16 * gpu.compute.clock_hz * total_compute_units(gpu);
 }
 
-std::uint32_t total_compute_units(const GpuSpec& gpu) {
-  return gpu.compute.num_dies * gpu.compute.compute_units_per_die;
+double rate_of(const DtypeRates& rates, std::string_view dtype) {
+  if (dtype == "fp16") return rates.fp16;
+  if (dtype == "bf16") return rates.bf16;
+  if (dtype == "fp8") return rates.fp8;
+  if (dtype == "fp32") return rates.fp32;
+  throw std::invalid_argument(fmt::format("unknown data type '{}' (fp16, bf16, fp8, fp32)", dtype));
 }
 
 }  // namespace tessera::models

@@ -1,31 +1,69 @@
 #pragma once
-// The description of a machine as a system file gives it: GPUs, their dies, compute, memory
-// and the links between GPUs. Plain values in SI base units (_hz, _bytes, _bytes_per_s, _ps);
-// the YAML with units is read once through system_schema(). The hardware models build from
-// this; they never see a unit string.
+// The description of a machine as a system file gives it: GPUs, their dies, compute, caches,
+// on-package fabric, atomics and the links between GPUs. Plain values in SI base units (_hz,
+// _bytes, _bytes_per_s, _ps); the YAML with units is read once through system_schema(). The
+// hardware models build from this; they never see a unit string.
+//
+// Defaults are those of one MI300X where a public figure exists; efficiencies that no
+// specification gives default to 1 (the spec ceiling) and are calibrated from
+// microbenchmarks (issue 7). Every system file under configs/systems/ cites its sources.
 #include <cstdint>
 #include <string>
 
+#include "models/cache/cache_spec.h"
 #include "sim/config/schema.h"
 #include "sim/core/tick.h"
 
 namespace tessera::models {
 
+// One number per data type of the matrix units.
+struct DtypeRates {
+  double fp16 = 0;
+  double bf16 = 0;
+  double fp8 = 0;
+  double fp32 = 0;
+};
+
 struct ComputeSpec {
-  std::uint32_t num_dies = 8;              // XCDs (AMD) or GPC groups (NVIDIA)
+  std::uint32_t num_dies = 8;              // XCDs (AMD); on NVIDIA the two halves owning an L2 partition
   std::uint32_t compute_units_per_die = 38;
   double clock_hz = 2.1e9;
-  double fp16_flops_per_clock_per_cu = 2048;  // dense matrix rate
   std::uint32_t workgroup_slots_per_cu = 8;
+  DtypeRates matrix_flops_per_clock_per_cu{2048, 2048, 4096, 256};  // dense
+  DtypeRates matrix_efficiency{1, 1, 1, 1};  // achieved / peak for a tile loop; calibrated
+};
+
+struct DispatchSpec {
+  std::string policy = "round_robin";  // workgroup i -> die (i / chunk) mod num_dies
+  std::uint32_t chunk = 1;
+  sim::Tick kernel_launch_latency_ps = 0;  // host enqueue to first workgroup start
+  sim::Tick workgroup_dispatch_ps = 0;     // per workgroup, serialised per die's dispatcher
+  sim::Tick kernel_teardown_ps = 0;        // last workgroup end to kernel completion seen by the stream
 };
 
 struct MemorySpec {
-  std::uint64_t hbm_capacity_bytes = 192ULL << 30;
+  std::uint64_t hbm_capacity_bytes = 192'000'000'000ULL;
   double hbm_bandwidth_bytes_per_s = 5.3e12;
   std::uint32_t hbm_stacks = 8;
   sim::Tick hbm_latency_ps = 0;
-  std::uint64_t l2_capacity_per_die_bytes = 4ULL << 20;
-  std::uint64_t mall_capacity_bytes = 256ULL << 20;  // 0: no memory-side cache
+  cache::CacheSpec l2;    // one instance per die
+  cache::CacheSpec mall;  // one per GPU, memory side; capacity 0: none
+};
+
+// On-package data paths. Bandwidths are per instance.
+struct FabricSpec {
+  double cu_port_bytes_per_clock = 64;            // a CU's load/store path to its L2
+  double die_link_bandwidth_bytes_per_s = 2.15e12;  // die (XCD) <-> IOD, each direction
+  std::uint32_t num_iods = 4;                     // IODs; dies are spread evenly over them
+  double iod_link_bandwidth_bytes_per_s = 1.2e12;  // between two IODs, each direction
+  sim::Tick iod_hop_latency_ps = 0;
+  std::uint64_t max_bytes_in_flight_per_workgroup = 64 * 1024;  // bounds a workgroup's loads (Little's law)
+};
+
+struct AtomicSpec {
+  sim::Tick local_latency_ps = 0;   // an atomic on this GPU's memory, at the L2 or memory side
+  sim::Tick remote_latency_ps = 0;  // added to the link round trip for an atomic on a peer's memory
+  sim::Tick poll_interval_ps = 0;   // spin-wait: time between two reads of a flag
 };
 
 struct InterconnectSpec {
@@ -33,13 +71,19 @@ struct InterconnectSpec {
   std::uint32_t links_per_gpu = 0;
   double link_bandwidth_bytes_per_s = 0;  // per direction, per link
   sim::Tick link_latency_ps = 0;
+  std::uint32_t num_switches = 0;  // switch topology: links of each GPU spread evenly over them
+  sim::Tick switch_latency_ps = 0;
+  double pcie_bandwidth_bytes_per_s = 0;  // GPU <-> host, each direction
 };
 
 struct GpuSpec {
   std::string model = "unnamed";
   std::string vendor = "amd";
   ComputeSpec compute;
+  DispatchSpec dispatch;
   MemorySpec memory;
+  FabricSpec fabric;
+  AtomicSpec atomics;
 };
 
 struct SystemSpec {
@@ -53,7 +97,8 @@ struct SystemSpec {
 const sim::config::Schema<SystemSpec>& system_schema();
 
 // Derived figures that reports and sanity checks quote.
-double peak_fp16_flops_per_s(const GpuSpec& gpu);
 std::uint32_t total_compute_units(const GpuSpec& gpu);
+double peak_fp16_flops_per_s(const GpuSpec& gpu);
+double rate_of(const DtypeRates& rates, std::string_view dtype);  // throws on an unknown dtype
 
 }  // namespace tessera::models

@@ -64,6 +64,10 @@ class DaryHeap {
   void replace_top(const QueueEntry& entry) { sift_down_from_root(entry); }
 
  private:
+  // Floyd's trick: walk the hole from the root down to a leaf along the smaller children
+  // without comparing against the moving entry, then sift the entry up. New events are
+  // usually later than most pending ones, so they settle near the leaves: this saves one
+  // (unpredictable) comparison per level over the classic sift-down.
   void sift_down_from_root(const QueueEntry& moving) {
     const std::size_t n = heap_.size();
     std::size_t hole = 0;
@@ -73,11 +77,16 @@ class DaryHeap {
       std::size_t best = first;
       const std::size_t end = first + kArity < n ? first + kArity : n;
       for (std::size_t c = first + 1; c < end; ++c) {
-        if (entry_before(heap_[c], heap_[best])) best = c;
+        best = entry_before(heap_[c], heap_[best]) ? c : best;
       }
-      if (!entry_before(heap_[best], moving)) break;
       heap_[hole] = heap_[best];
       hole = best;
+    }
+    while (hole > 0) {
+      const std::size_t parent = (hole - 1) / kArity;
+      if (!entry_before(moving, heap_[parent])) break;
+      heap_[hole] = heap_[parent];
+      hole = parent;
     }
     heap_[hole] = moving;
   }

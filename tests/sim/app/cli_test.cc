@@ -126,7 +126,7 @@ TEST_CASE("describe prints every default with units and applies --set") {
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("link_bandwidth: 128 GB/s") != std::string::npos);
   CHECK(r.out.find("clock: 2.1 GHz") != std::string::npos);
-  CHECK(r.out.find("l2_capacity_per_die: 4 MiB") != std::string::npos);
+  CHECK(r.out.find("capacity: 4 MiB") != std::string::npos);
   CHECK(r.out.find("min_delay: 1 ns") != std::string::npos);  // a default the file never gave
   const auto j = run_tessera("describe --json");
   REQUIRE(j.exit_code == 0);
