@@ -1,0 +1,214 @@
+#include "models/topology/build_topology.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera::models::topology {
+namespace {
+
+void require(bool ok, const SystemSpec& spec, std::string_view what) {
+  if (!ok) throw std::invalid_argument(fmt::format("topology of '{}': {}", spec.name, what));
+}
+
+// Accumulates vertices, edges and resources; knows nothing about any particular machine.
+class GraphBuilder {
+ public:
+  Vertex add_vertex(const Endpoint& endpoint, bool transit) {
+    return boost::add_vertex(VertexInfo{endpoint.name(), endpoint, kNoResource, kNoResource, transit}, graph_);
+  }
+
+  ResourceId add_resource(std::string name, ResourceClass c, double bandwidth, sim::Tick latency_ps,
+                          std::string label, std::uint32_t num_links = 1) {
+    resources_.push_back(TopologyResource{{std::move(name), bandwidth, latency_ps}, c, std::move(label), num_links});
+    return static_cast<ResourceId>(resources_.size() - 1);
+  }
+
+  // One direction of a link: an edge carrying its own resource.
+  void add_link(Vertex from, Vertex to, std::string name, ResourceClass c, double bandwidth, sim::Tick latency_ps,
+                std::uint32_t num_links = 1) {
+    const std::string label = graph_[from].name + "->" + graph_[to].name;
+    const ResourceId id = add_resource(std::move(name), c, bandwidth, latency_ps, label, num_links);
+    add_edge(from, to, id, latency_ps);
+  }
+
+  // An edge with no resource: nothing to share, nothing to wait for.
+  void add_structural(Vertex from, Vertex to) { add_edge(from, to, kNoResource, 0); }
+
+  VertexInfo& info(Vertex v) { return graph_[v]; }
+  Topology finish(const SystemSpec& spec) { return Topology(spec, std::move(graph_), std::move(resources_)); }
+
+ private:
+  void add_edge(Vertex from, Vertex to, ResourceId id, sim::Tick latency_ps) {
+    boost::add_edge(from, to, EdgeInfo{id, PathCost{latency_ps, 1}, next_order_++}, graph_);
+  }
+
+  Graph graph_;
+  std::vector<TopologyResource> resources_;
+  std::uint32_t next_order_ = 0;
+};
+
+struct GpuVertices {
+  std::vector<Vertex> dies;
+  std::vector<Vertex> iods;
+  Vertex mem = 0;
+};
+
+void validate(const SystemSpec& spec) {
+  const GpuSpec& gpu = spec.gpu;
+  require(spec.num_gpus >= 1, spec, "num_gpus must be at least 1");
+  require(gpu.compute.num_dies >= 1, spec, "num_dies must be at least 1");
+  require(gpu.fabric.num_iods >= 1, spec, "num_iods must be at least 1");
+  require(gpu.compute.num_dies % gpu.fabric.num_iods == 0, spec,
+          fmt::format("{} dies cannot be spread evenly over {} IODs", gpu.compute.num_dies, gpu.fabric.num_iods));
+  require(gpu.fabric.die_link_bandwidth_bytes_per_s > 0, spec, "die_link_bandwidth must be > 0");
+  require(gpu.fabric.num_iods == 1 || gpu.fabric.iod_link_bandwidth_bytes_per_s > 0, spec,
+          "iod_link_bandwidth must be > 0 with more than one IOD");
+  require(gpu.memory.hbm_bandwidth_bytes_per_s > 0, spec, "hbm_bandwidth must be > 0");
+  require(gpu.memory.l2.bandwidth_bytes_per_s > 0, spec, "l2 bandwidth must be > 0");
+  require(gpu.memory.mall.capacity_bytes == 0 || gpu.memory.mall.bandwidth_bytes_per_s > 0, spec,
+          "mall bandwidth must be > 0 when the MALL has a capacity");
+  require(spec.interconnect.pcie_bandwidth_bytes_per_s >= 0, spec, "pcie_bandwidth must be >= 0");
+}
+
+GpuVertices build_gpu(GraphBuilder& b, const SystemSpec& spec, std::uint32_t g) {
+  const GpuSpec& gpu = spec.gpu;
+  const FabricSpec& fabric = gpu.fabric;
+  const std::string prefix = fmt::format("gpu[{}]", g);
+  GpuVertices v;
+  for (std::uint32_t i = 0; i < fabric.num_iods; ++i) v.iods.push_back(b.add_vertex(Endpoint::iod(g, i), true));
+  v.mem = b.add_vertex(Endpoint::memory(g), false);
+  b.info(v.mem).node_resource = b.add_resource(prefix + ".hbm", ResourceClass::kHbm,
+                                               gpu.memory.hbm_bandwidth_bytes_per_s, gpu.memory.hbm_latency_ps,
+                                               b.info(v.mem).name);
+  if (gpu.memory.mall.capacity_bytes > 0) {
+    // Latency 0: a MALL hit's latency is the cache model's to apply, not the path's.
+    b.info(v.mem).mall = b.add_resource(prefix + ".mall", ResourceClass::kMall,
+                                        gpu.memory.mall.bandwidth_bytes_per_s, 0, b.info(v.mem).name);
+  }
+
+  const std::uint32_t dies_per_iod = gpu.compute.num_dies / fabric.num_iods;
+  for (std::uint32_t d = 0; d < gpu.compute.num_dies; ++d) {
+    const Vertex die = b.add_vertex(Endpoint::die(g, d), false);
+    v.dies.push_back(die);
+    const std::string name = fmt::format("{}.die[{}]", prefix, d);
+    // Latency 0: an L2 hit's latency is the cache model's to apply, not the path's.
+    b.info(die).node_resource =
+        b.add_resource(name + ".l2", ResourceClass::kL2, gpu.memory.l2.bandwidth_bytes_per_s, 0, name);
+    const Vertex iod = v.iods[d / dies_per_iod];
+    // The spec gives the die link no latency of its own; the measured HBM latency covers it.
+    b.add_link(die, iod, name + ".link_up", ResourceClass::kDieLink, fabric.die_link_bandwidth_bytes_per_s, 0);
+    b.add_link(iod, die, name + ".link_down", ResourceClass::kDieLink, fabric.die_link_bandwidth_bytes_per_s, 0);
+  }
+
+  // IODs fully connected (README: MI300X's four IODs form a ring/mesh whose exact wiring the
+  // public sources leave open; full connection gives every IOD pair one hop).
+  for (std::uint32_t i = 0; i < fabric.num_iods; ++i) {
+    for (std::uint32_t j = 0; j < fabric.num_iods; ++j) {
+      if (i == j) continue;
+      b.add_link(v.iods[i], v.iods[j], fmt::format("{}.iod[{}].to_iod[{}]", prefix, i, j), ResourceClass::kIodLink,
+                 fabric.iod_link_bandwidth_bytes_per_s, fabric.iod_hop_latency_ps);
+    }
+  }
+
+  // Memory is interleaved over every stack, so every IOD reaches the memory side directly; its
+  // bandwidth limit is the HBM (and MALL) node resource, not these edges.
+  for (Vertex iod : v.iods) {
+    b.add_structural(iod, v.mem);
+    b.add_structural(v.mem, iod);
+  }
+  return v;
+}
+
+// The IOD of GPU `gpu` where its links towards `peer` attach: an even, deterministic spread.
+Vertex port_iod(const std::vector<GpuVertices>& gpus, std::uint32_t gpu, std::uint32_t peer) {
+  const auto& iods = gpus[gpu].iods;
+  return iods[peer % iods.size()];
+}
+
+ResourceClass gpu_link_class(const SystemSpec& spec) {
+  return spec.gpu.vendor == "amd" ? ResourceClass::kXgmi : ResourceClass::kNvlink;
+}
+
+void build_peer_links(GraphBuilder& b, const SystemSpec& spec, const std::vector<GpuVertices>& gpus,
+                      std::uint32_t links_per_peer) {
+  const InterconnectSpec& ic = spec.interconnect;
+  const ResourceClass c = gpu_link_class(spec);
+  for (std::uint32_t a = 0; a < spec.num_gpus; ++a) {
+    for (std::uint32_t p = 0; p < spec.num_gpus; ++p) {
+      if (a == p) continue;
+      b.add_link(port_iod(gpus, a, p), port_iod(gpus, p, a), fmt::format("gpu[{}].{}_to[{}]", a, to_string(c), p), c,
+                 links_per_peer * ic.link_bandwidth_bytes_per_s, ic.link_latency_ps, links_per_peer);
+    }
+  }
+}
+
+void build_switch(GraphBuilder& b, const SystemSpec& spec, const std::vector<GpuVertices>& gpus) {
+  const InterconnectSpec& ic = spec.interconnect;
+  require(ic.num_switches >= 1, spec, "a switch topology needs num_switches >= 1");
+  const ResourceClass c = gpu_link_class(spec);
+  // All switches are aggregated into one (README): hardware stripes every transfer over all
+  // of a GPU's links, so one pair of GPUs can use them all.
+  const Vertex sw = b.add_vertex(Endpoint::switch_at(0), true);
+  const double per_gpu = ic.links_per_gpu * ic.link_bandwidth_bytes_per_s;
+  // Non-blocking crossbar: as wide as all its ports, so it adds its latency and never limits.
+  b.info(sw).node_resource = b.add_resource("switch[0].crossbar", ResourceClass::kSwitch, spec.num_gpus * per_gpu,
+                                            ic.switch_latency_ps, "switch[0]", ic.num_switches);
+  for (std::uint32_t g = 0; g < spec.num_gpus; ++g) {
+    const Vertex iod = gpus[g].iods[0];
+    b.add_link(iod, sw, fmt::format("gpu[{}].{}_up", g, to_string(c)), c, per_gpu, ic.link_latency_ps,
+               ic.links_per_gpu);
+    b.add_link(sw, iod, fmt::format("switch[0].{}_to[{}]", to_string(c), g), c, per_gpu, ic.link_latency_ps,
+               ic.links_per_gpu);
+  }
+}
+
+void build_interconnect(GraphBuilder& b, const SystemSpec& spec, const std::vector<GpuVertices>& gpus) {
+  const InterconnectSpec& ic = spec.interconnect;
+  if (ic.topology == "none" || spec.num_gpus == 1) return;
+  require(ic.links_per_gpu >= 1 && ic.link_bandwidth_bytes_per_s > 0, spec,
+          "a GPU interconnect needs links_per_gpu >= 1 and link_bandwidth > 0");
+  if (ic.topology == "full_mesh") {
+    const std::uint32_t peers = spec.num_gpus - 1;
+    require(ic.links_per_gpu >= peers, spec,
+            fmt::format("full_mesh: {} links per GPU cannot reach {} peers", ic.links_per_gpu, peers));
+    build_peer_links(b, spec, gpus, ic.links_per_gpu / peers);
+  } else if (ic.topology == "direct") {
+    require(spec.num_gpus == 2, spec, "direct: one bundle joins exactly 2 GPUs");
+    build_peer_links(b, spec, gpus, ic.links_per_gpu);
+  } else if (ic.topology == "switch") {
+    build_switch(b, spec, gpus);
+  } else {
+    require(false, spec, fmt::format("unknown interconnect topology '{}'", ic.topology));
+  }
+}
+
+void build_host(GraphBuilder& b, const SystemSpec& spec, const std::vector<GpuVertices>& gpus) {
+  const double bw = spec.interconnect.pcie_bandwidth_bytes_per_s;
+  if (bw <= 0) return;
+  // With no GPU links, peer traffic goes GPU -> root -> GPU; otherwise the host is an end only.
+  const bool transit = spec.interconnect.topology == "none";
+  const Vertex host = b.add_vertex(Endpoint::host(), transit);
+  for (std::uint32_t g = 0; g < spec.num_gpus; ++g) {
+    const Vertex iod = gpus[g].iods[0];
+    b.add_link(iod, host, fmt::format("gpu[{}].pcie_up", g), ResourceClass::kPcie, bw, 0);
+    b.add_link(host, iod, fmt::format("host.pcie_to[{}]", g), ResourceClass::kPcie, bw, 0);
+  }
+}
+
+}  // namespace
+
+Topology build_topology(const SystemSpec& spec) {
+  validate(spec);
+  GraphBuilder b;
+  std::vector<GpuVertices> gpus;
+  for (std::uint32_t g = 0; g < spec.num_gpus; ++g) gpus.push_back(build_gpu(b, spec, g));
+  build_interconnect(b, spec, gpus);
+  build_host(b, spec, gpus);
+  return b.finish(spec);
+}
+
+}  // namespace tessera::models::topology

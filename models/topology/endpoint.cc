@@ -1,0 +1,18 @@
+#include "models/topology/endpoint.h"
+
+#include <fmt/format.h>
+
+namespace tessera::models::topology {
+
+std::string Endpoint::name() const {
+  switch (kind) {
+    case VertexKind::kDie: return fmt::format("gpu[{}].die[{}]", gpu, index);
+    case VertexKind::kIod: return fmt::format("gpu[{}].iod[{}]", gpu, index);
+    case VertexKind::kMemory: return fmt::format("gpu[{}].mem", gpu);
+    case VertexKind::kSwitch: return fmt::format("switch[{}]", index);
+    case VertexKind::kHost: return "host";
+  }
+  return "unknown";
+}
+
+}  // namespace tessera::models::topology

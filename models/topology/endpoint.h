@@ -1,0 +1,35 @@
+#pragma once
+// Names one vertex of the topology graph: where a transfer starts or ends (a die, a GPU's
+// memory side, the host) or, for inspection, a router (an IOD, a switch).
+#include <compare>
+#include <cstdint>
+#include <string>
+
+namespace tessera::models::topology {
+
+enum class VertexKind {
+  kDie,     // gpu[g].die[d]: a compute die (XCD) with its CUs and L2; NVIDIA: one L2 partition half
+  kIod,     // gpu[g].iod[i]: an I/O die, the on-package router
+  kMemory,  // gpu[g].mem: the memory side of a GPU (MALL + HBM)
+  kSwitch,  // switch[s]: a GPU <-> GPU switch (see README: switches are aggregated)
+  kHost,    // host: the PCIe root
+};
+
+struct Endpoint {
+  VertexKind kind = VertexKind::kHost;
+  std::uint32_t gpu = 0;    // unused for kSwitch and kHost
+  std::uint32_t index = 0;  // die, IOD or switch index; unused for kMemory and kHost
+
+  static Endpoint die(std::uint32_t gpu, std::uint32_t die) { return {VertexKind::kDie, gpu, die}; }
+  static Endpoint iod(std::uint32_t gpu, std::uint32_t iod) { return {VertexKind::kIod, gpu, iod}; }
+  static Endpoint memory(std::uint32_t gpu) { return {VertexKind::kMemory, gpu, 0}; }
+  static Endpoint switch_at(std::uint32_t index) { return {VertexKind::kSwitch, 0, index}; }
+  static Endpoint host() { return {VertexKind::kHost, 0, 0}; }
+
+  // Its instance name, e.g. "gpu[0].die[3]", "gpu[1].mem", "switch[0]", "host".
+  std::string name() const;
+
+  auto operator<=>(const Endpoint&) const = default;
+};
+
+}  // namespace tessera::models::topology
