@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
     using tessera::bench::QueueKind;
     const std::pair<const char*, QueueKind> kinds[] = {{"binary heap", QueueKind::kBinaryHeap},
                                                        {"4-ary heap", QueueKind::kQuaternaryHeap},
-                                                       {"split 4-ary heap", QueueKind::kSplitQuaternaryHeap}};
+                                                       {"8-ary heap", QueueKind::kOctonaryHeap},
+                                                       {"radix heap", QueueKind::kRadixHeap}};
     fmt::print("\n| scenario | queue | M events/s |\n|---|---|---:|\n");
     for (const auto& s : scenarios) {
       for (const auto& [name, kind] : kinds) {

@@ -7,6 +7,7 @@
 
 #include "bench/phold/phold_rng.h"
 #include "sim/core/engine.h"
+#include "sim/core/radix_heap.h"
 
 namespace tessera::bench {
 namespace {
@@ -87,7 +88,8 @@ PholdResult run_phold_engine(const PholdParams& params, QueueKind queue) {
   switch (queue) {
     case QueueKind::kBinaryHeap: return run_phold_on<sim::BinaryHeap>(params);
     case QueueKind::kQuaternaryHeap: return run_phold_on<sim::QuaternaryHeap>(params);
-    case QueueKind::kSplitQuaternaryHeap: return run_phold_on<sim::SplitQuaternaryHeap>(params);
+    case QueueKind::kOctonaryHeap: return run_phold_on<sim::DaryHeap<8>>(params);
+    case QueueKind::kRadixHeap: return run_phold_on<sim::RadixHeap>(params);
     case QueueKind::kDefault: break;
   }
   return run_phold_on<sim::Engine::QueueType>(params);

@@ -5,7 +5,7 @@ namespace tessera::bench {
 
 // The event queue behind the engine; `kDefault` is the one sim::Engine uses. The others are
 // there so that bench_phold can compare queues on the same draws.
-enum class QueueKind { kDefault, kBinaryHeap, kQuaternaryHeap, kSplitQuaternaryHeap };
+enum class QueueKind { kDefault, kBinaryHeap, kQuaternaryHeap, kOctonaryHeap, kRadixHeap };
 
 // PHOLD on Tessera's engine (sim::Engine): the number `tessera bench phold` reports.
 PholdResult run_phold_engine(const PholdParams& params, QueueKind queue = QueueKind::kDefault);

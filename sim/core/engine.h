@@ -1,16 +1,17 @@
 #pragma once
 // The discrete-event engine: a clock, a pool of pending events and a queue that orders them.
 //
-// Ordering is total and deterministic: (time, priority, insertion sequence). The engine is
-// sequential, so the insertion sequence is itself a function of the inputs only, and two
-// runs of the same model give the same event order. Lower priority values run first at
-// equal time. The engine knows nothing of GPUs, caches or links: models bring handlers.
+// Ordering is total and deterministic: time, then priority (lower first), then insertion
+// order. The engine is sequential, so the insertion order is itself a function of the inputs
+// only, and two runs of the same model give the same event order. (The queue key keeps the low
+// 32 bits of the insertion sequence: events of equal time and priority scheduled more than
+// 2^32 schedules apart order by those bits, still deterministically.) The engine knows
+// nothing of GPUs, caches or links: models bring handlers.
 //
 // Hot path: schedule() interns the handler (a small hash table, hot in cache), takes a slot
-// id from a free list and pushes one 40-byte entry that carries the handler id and payload;
-// run() reads the top entry, checks one bit for cancellation and calls the handler. The heap,
-// the slot bitmaps and the handler table grow to their peaks and are then reused, so steady
-// state allocates nothing.
+// from a LIFO free list, stores handler and payload in the slot and pushes a 16-byte key;
+// run() pops the key, checks one bit for cancellation, reads the slot and calls the handler.
+// Everything grows to its peak and is then reused: steady state allocates nothing.
 #include <cassert>
 #include <cstdint>
 #include <limits>
@@ -19,7 +20,7 @@
 
 #include "sim/core/event_id.h"
 #include "sim/core/event_queue.h"
-#include "sim/core/split_heap.h"
+#include "sim/core/radix_heap.h"
 #include "sim/core/handler.h"
 #include "sim/core/handler_table.h"
 #include "sim/core/bit_set.h"
@@ -46,7 +47,7 @@ class BasicEngine {
 
   void reserve(std::size_t events) {
     queue_.reserve(events);
-    generation_.reserve(events);
+    slots_.reserve(events);
     free_slots_.reserve(events);
   }
 
@@ -61,24 +62,26 @@ class BasicEngine {
     if (when < now_) throw std::logic_error("event scheduled in the past");
     assert(handler);
     const std::uint32_t slot = take_slot();
-    const QueueEntry entry{when, (std::uint64_t{priority} << 56) | next_sequence_++, handlers_.intern(handler), slot,
-                           payload};
+    Slot& record = slots_[slot];
+    record.payload = payload;
+    record.handler = handlers_.intern(handler);
+    const QueueEntry entry{when, (std::uint64_t{priority} << 56) | ((next_sequence_++ & 0xffff'ffffULL) << kSlotBits) | slot};
     if (top_in_flight_) {
-      // The event being handled still sits at the top of the heap: replacing it is one
-      // sift instead of a pop and a push.
+      // The event being handled still sits at the top of the queue: a d-ary heap replaces
+      // it in one sift instead of a pop and a push.
       queue_.replace_top(entry);
       top_in_flight_ = false;
     } else {
       queue_.push(entry);
     }
-    return EventId{slot, generation_[slot]};
+    return EventId{slot, record.generation};
   }
 
   // Cancels a pending event in O(1): it is flagged and discarded when it reaches the top.
   // Returns false when the event already ran, was cancelled, or the id is stale.
   bool cancel(EventId id) {
-    if (!id.valid() || id.slot >= generation_.size()) return false;
-    if (generation_[id.slot] != id.generation || !live_.test(id.slot) || cancelled_.test(id.slot)) return false;
+    if (!id.valid() || id.slot >= slots_.size()) return false;
+    if (slots_[id.slot].generation != id.generation || !live_.test(id.slot) || cancelled_.test(id.slot)) return false;
     cancelled_.set(id.slot);
     return true;
   }
@@ -95,9 +98,10 @@ class BasicEngine {
         result.reason = StopReason::kEndTime;
         break;
       }
-      if (cancelled_.test(top.slot)) {
-        cancelled_.reset(top.slot);
-        release_slot(top.slot);
+      const auto slot = static_cast<std::uint32_t>(top.key & kSlotMask);
+      if (cancelled_.test(slot)) {
+        cancelled_.reset(slot);
+        release_slot(slot);
         queue_.pop();
         ++result.cancelled;
         continue;
@@ -106,10 +110,11 @@ class BasicEngine {
         result.reason = StopReason::kEventLimit;
         break;
       }
-      const Handler handler = handlers_[top.handler];
-      const Payload payload = top.payload;
+      const Slot& record = slots_[slot];
+      const Handler handler = handlers_[record.handler];
+      const Payload payload = record.payload;
       now_ = top.time;
-      release_slot(top.slot);
+      release_slot(slot);
       ++result.events;
       top_in_flight_ = true;
       handler(payload);
@@ -125,19 +130,27 @@ class BasicEngine {
   }
 
  private:
+  // The queue key holds the slot in its low bits: at most 2^24 events may be pending.
+  static constexpr unsigned kSlotBits = 24;
+  static constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << kSlotBits) - 1;
+
+  struct Slot {
+    Payload payload;
+    std::uint32_t handler = 0;
+    std::uint32_t generation = 0;  // bumped on release: stale EventIds no longer match
+  };
+
   std::uint32_t take_slot() {
     std::uint32_t slot;
     if (!free_slots_.empty()) {
       slot = free_slots_.back();
       free_slots_.pop_back();
     } else {
-      if (generation_.size() >= std::numeric_limits<std::uint32_t>::max() - 1) {
-        throw std::length_error("more than 4 billion pending events");
-      }
-      slot = static_cast<std::uint32_t>(generation_.size());
-      generation_.push_back(0);
-      live_.grow(generation_.size());
-      cancelled_.grow(generation_.size());
+      if (slots_.size() > kSlotMask) throw std::length_error("more than 2^24 (16.7 million) events pending at once");
+      slot = static_cast<std::uint32_t>(slots_.size());
+      slots_.emplace_back();
+      live_.grow(slots_.size());
+      cancelled_.grow(slots_.size());
     }
     live_.set(slot);
     return slot;
@@ -145,13 +158,13 @@ class BasicEngine {
 
   void release_slot(std::uint32_t slot) {
     live_.reset(slot);
-    ++generation_[slot];  // stale EventIds can no longer cancel whatever reuses the slot
+    ++slots_[slot].generation;
     free_slots_.push_back(slot);
   }
 
   Queue queue_;
   HandlerTable handlers_;
-  std::vector<std::uint32_t> generation_;  // per slot; slots are reused LIFO, so hot
+  std::vector<Slot> slots_;  // handler and payload of each pending event; reused LIFO, so hot
   BitSet live_;
   BitSet cancelled_;
   std::vector<std::uint32_t> free_slots_;
@@ -162,6 +175,7 @@ class BasicEngine {
   bool running_ = false;
 };
 
-using Engine = BasicEngine<SplitQuaternaryHeap>;
+// The radix heap beat the d-ary heaps on every PHOLD scenario (docs/performance.md).
+using Engine = BasicEngine<RadixHeap>;
 
 }  // namespace tessera::sim
