@@ -71,6 +71,10 @@ const Schema<MemorySpec>& memory_schema() {
           .nested("mall", &MemorySpec::mall, cache::cache_schema(), "memory-side cache (Infinity Cache); capacity 0 B: none")
           .check([](const MemorySpec& m) -> std::optional<std::string> {
             if (m.l2.capacity_bytes == 0) return "l2.capacity must be positive";
+            if (m.mall.capacity_bytes > 0 && m.mall.write_policy == cache::WritePolicy::kWriteBackAllocate) {
+              return "mall.write_policy: a memory-side cache never holds dirty data; use write_through_allocate "
+                     "(or write_through)";
+            }
             return std::nullopt;
           });
   return s;

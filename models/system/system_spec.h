@@ -41,13 +41,22 @@ struct DispatchSpec {
   sim::Tick kernel_teardown_ps = 0;        // last workgroup end to kernel completion seen by the stream
 };
 
+// A memory-side cache by default: none (capacity 0) and, when a file gives it a capacity,
+// never dirty (write-through with allocate), as the MALL is.
+inline cache::CacheSpec absent_memory_side_cache() {
+  cache::CacheSpec c;
+  c.capacity_bytes = 0;
+  c.write_policy = cache::WritePolicy::kWriteThroughAllocate;
+  return c;
+}
+
 struct MemorySpec {
   std::uint64_t hbm_capacity_bytes = 192'000'000'000ULL;
   double hbm_bandwidth_bytes_per_s = 5.3e12;
   std::uint32_t hbm_stacks = 8;
   sim::Tick hbm_latency_ps = 0;
   cache::CacheSpec l2;    // one instance per die
-  cache::CacheSpec mall;  // one per GPU, memory side; capacity 0: none
+  cache::CacheSpec mall = absent_memory_side_cache();  // one per GPU, memory side; capacity 0: none
 };
 
 // On-package data paths. Bandwidths are per instance.

@@ -16,13 +16,27 @@ namespace {
 
 constexpr PathCost kUnreachable{std::numeric_limits<sim::Tick>::max(), std::numeric_limits<std::uint32_t>::max()};
 
-// Keeps an edge when its tail may be crossed: the route's own source, or a transit vertex.
+bool is_gpu_vertex(const VertexInfo& v) {
+  return v.endpoint.kind == VertexKind::kDie || v.endpoint.kind == VertexKind::kIod || v.endpoint.kind == VertexKind::kMemory;
+}
+
+// Keeps an edge when its tail may be crossed (the route's own source, or a transit vertex) and,
+// for a GPU-to-GPU link, when it leaves the source's own GPU: a GPU does not forward a peer's
+// traffic onto its other links (xGMI and NVLink peers are reached directly or through a switch).
+// Without the second rule a full mesh with zero latencies could tie a two-link detour with the
+// direct link.
 struct TransitFilter {
-  const Graph* graph = nullptr;
+  const Topology* topology = nullptr;
   Vertex source = 0;
   bool operator()(const Edge& e) const {
-    const Vertex tail = boost::source(e, *graph);
-    return tail == source || (*graph)[tail].transit;
+    const Graph& g = topology->graph();
+    const Vertex tail = boost::source(e, g);
+    if (tail != source && !g[tail].transit) return false;
+    const ResourceId r = g[e].resource;
+    if (r == kNoResource || !is_gpu_vertex(g[tail])) return true;
+    const ResourceClass c = topology->resource(r).resource_class;
+    if (c != ResourceClass::kXgmi && c != ResourceClass::kNvlink) return true;
+    return is_gpu_vertex(g[source]) && g[source].endpoint.gpu == g[tail].endpoint.gpu;
   }
 };
 
@@ -39,7 +53,7 @@ RouteTable::RouteTable(const Topology& topology)
 const RouteTable::Tree& RouteTable::tree_from(Vertex src) {
   if (has_tree_.at(src)) return trees_[src];
   const Graph& g = topology_.graph();
-  TransitFilter filter{&g, src};
+  TransitFilter filter{&topology_, src};
   boost::filtered_graph<Graph, TransitFilter> view(g, filter);
   Tree& tree = trees_[src];
   tree.cost.assign(boost::num_vertices(g), kUnreachable);
@@ -65,12 +79,13 @@ Route RouteTable::compute(Vertex src, Vertex dst, RouteOptions options) {
   }
   // Walk back from the destination; among equal-cost predecessors take the smallest vertex
   // index, then the edge created first.
+  const TransitFilter allowed{&topology_, src};
   std::vector<Edge> path;
   for (Vertex v = dst; v != src;) {
     std::optional<Edge> best;
     for (const Edge& e : boost::make_iterator_range(boost::in_edges(v, g))) {
       const Vertex u = boost::source(e, g);
-      if (u != src && !g[u].transit) continue;
+      if (!allowed(e)) continue;
       if (tree.cost[u] == kUnreachable || tree.cost[u] + g[e].cost != tree.cost[v]) continue;
       if (!best || u < boost::source(*best, g) || (u == boost::source(*best, g) && g[e].order < g[*best].order)) {
         best = e;

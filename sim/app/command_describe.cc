@@ -1,17 +1,34 @@
-// tessera describe [CONFIG] [--set K=V]... [--json]
+// tessera describe [CONFIG] [--set K=V]... [--json | --dot]
 #include <iostream>
 #include <optional>
+#include <sstream>
+#include <string>
 
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
+#include "sim/app/usage_error.h"
+#include "models/topology/build_topology.h"
+#include "models/topology/describe_topology.h"
+#include "models/topology/dot_writer.h"
 #include "sim/app/run_config_loader.h"
 
 namespace po = boost::program_options;
 
 namespace tessera::app {
+namespace {
+
+// The topology text as YAML comments, so the whole output still parses as the config.
+std::string commented(const std::string& text) {
+  std::istringstream in(text);
+  std::string out;
+  for (std::string line; std::getline(in, line);) out += line.empty() ? "#\n" : "# " + line + "\n";
+  return out;
+}
+
+}  // namespace
 
 int command_describe(const Args& args) {
   po::options_description opts(
@@ -20,7 +37,8 @@ int command_describe(const Args& args) {
   std::vector<std::string> sets;
   opts.add_options()("help,h", "show this help")
       ("set", po::value<std::vector<std::string>>(&sets)->composing(), "override a config key: --set key.path=value (repeatable)")
-      ("json", "print JSON instead of YAML")
+      ("json", "print the configuration as JSON instead of YAML (no topology)")
+      ("dot", "print the system's topology as Graphviz DOT instead (e.g. | dot -Tsvg > topo.svg)")
       ("config", po::value<std::string>(), "the run config (also the first positional argument)");
   po::positional_options_description pos;
   pos.add("config", 1);
@@ -33,12 +51,18 @@ int command_describe(const Args& args) {
   }
   std::optional<std::string> config;
   if (vm.count("config")) config = vm["config"].as<std::string>();
+  if (vm.count("json") && vm.count("dot")) throw UsageError("--json and --dot exclude each other");
   const RunSpec spec = load_run_spec(config, sets);
   if (vm.count("json")) {
     std::cout << describe_json(spec).dump(2) << "\n";
-  } else {
-    std::cout << describe_yaml(spec);
+    return kExitOk;
   }
+  const models::topology::Topology topology = models::topology::build_topology(spec.system);
+  if (vm.count("dot")) {
+    models::topology::write_dot(std::cout, topology);
+    return kExitOk;
+  }
+  std::cout << describe_yaml(spec) << "\n" << commented(models::topology::describe_topology(topology));
   return kExitOk;
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/phold/phold_engine.h"
+#include "workloads/microbench/run_microbench.h"
 #include "sim/app/atomic_file.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
@@ -21,20 +22,31 @@ namespace po = boost::program_options;
 namespace tessera::app {
 namespace {
 
+nlohmann::json run_kind(const RunSpec&, const bench::PholdParams& phold) {
+  const bench::PholdResult r = bench::run_phold_engine(phold);
+  return {{"complete", r.complete},
+          {"makespan_ns", static_cast<double>(r.final_time_ps) / 1e3},
+          {"final_time_ps", r.final_time_ps},
+          {"events", r.events},
+          {"wall_s", r.wall_s}};
+}
+
+nlohmann::json run_kind(const RunSpec& spec, const workloads::microbench::MicrobenchParams& params) {
+  workloads::microbench::RunLimits limits;
+  if (spec.options.max_events) limits.max_events = *spec.options.max_events;
+  return workloads::microbench::to_json(workloads::microbench::run_microbench(spec.system, params, limits));
+}
+
 // Runs the workload and returns the summary: every field a report or a script reads.
 nlohmann::json run_workload(const RunSpec& spec) {
-  const bench::PholdResult r = bench::run_phold_engine(spec.phold);
   nlohmann::json s;
   s["tessera_version"] = kVersion;
   s["system"] = spec.system.name;
   s["workload"] = spec.workload_kind;
   s["seed"] = spec.options.seed;
-  s["complete"] = r.complete;
-  s["makespan_ns"] = static_cast<double>(r.final_time_ps) / 1e3;
-  s["final_time_ps"] = r.final_time_ps;
-  s["events"] = r.events;
-  s["wall_s"] = r.wall_s;
-  s["wall_events_per_s"] = r.events_per_s();
+  s.update(std::visit([&spec](const auto& params) { return run_kind(spec, params); }, spec.workload));
+  const double wall_s = s["wall_s"].get<double>();
+  s["wall_events_per_s"] = wall_s > 0 ? static_cast<double>(s["events"].get<std::uint64_t>()) / wall_s : 0.0;
   return s;
 }
 
@@ -43,7 +55,12 @@ std::string render_text(const nlohmann::json& s) {
   t.add_row({"system", s["system"].get<std::string>(), ""});
   t.add_row({"workload", s["workload"].get<std::string>(), ""});
   t.add_row({"seed", std::to_string(s["seed"].get<std::uint64_t>()), ""});
+  if (s.contains("op")) t.add_row({"op", s["op"].get<std::string>(), ""});
   t.add_row({"simulated time", fmt::format("{:.3f}", s["makespan_ns"].get<double>()), "ns"});
+  if (s.contains("bandwidth_GBps")) {
+    t.add_row({"bandwidth per GPU", fmt::format("{:.2f}", s["bandwidth_GBps"].get<double>()), "GB/s"});
+  }
+  if (s.contains("latency_ns")) t.add_row({"latency", fmt::format("{:.3f}", s["latency_ns"].get<double>()), "ns"});
   t.add_row({"events", std::to_string(s["events"].get<std::uint64_t>()), "events"});
   t.add_row({"wall time", fmt::format("{:.3f}", s["wall_s"].get<double>()), "s"});
   t.add_row({"event rate", fmt::format("{:.2f}", s["wall_events_per_s"].get<double>() / 1e6), "M events/s"});
@@ -81,7 +98,9 @@ int command_run(const Args& args) {
   if (vm.count("config")) config = vm["config"].as<std::string>();
 
   RunSpec spec = load_run_spec(config, sets);
-  if (spec.options.max_events) spec.phold.max_events = *spec.options.max_events;
+  if (auto* phold = std::get_if<bench::PholdParams>(&spec.workload); phold && spec.options.max_events) {
+    phold->max_events = *spec.options.max_events;
+  }
   const nlohmann::json summary = run_workload(spec);
 
   if (!out_dir.empty()) write_file_atomically(std::filesystem::path(out_dir) / "summary.json", summary.dump(2) + "\n");

@@ -6,6 +6,7 @@
 #include "sim/config/config_error.h"
 #include "sim/config/schema.h"
 #include "sim/config/suggest.h"
+#include "workloads/microbench/microbench_schema.h"
 
 namespace tessera::app {
 namespace {
@@ -38,10 +39,16 @@ std::string read_kind(const ConfigNode& workload) {
                                               fmt::join(workload_kinds(), ", ")));
 }
 
+// The schema of each workload alternative, for describe.
+const auto& workload_schema(const bench::PholdParams&) { return bench::phold_schema(); }
+const auto& workload_schema(const workloads::microbench::MicrobenchParams&) {
+  return workloads::microbench::microbench_schema();
+}
+
 }  // namespace
 
 const std::vector<std::string>& workload_kinds() {
-  static const std::vector<std::string> kinds{"phold"};
+  static const std::vector<std::string> kinds{"microbench", "phold"};
   return kinds;
 }
 
@@ -53,8 +60,19 @@ RunSpec read_run_spec(const ConfigNode& root) {
   const ConfigNode& workload = root.at("workload");
   if (!workload.is_map()) throw ConfigError(workload, fmt::format("expected a workload map, got {}", workload.kind_name()));
   spec.workload_kind = read_kind(workload);
-  spec.phold = bench::phold_schema().read(workload, {.extra_keys = {"kind"}});
-  spec.phold.seed = spec.options.seed;
+  if (spec.workload_kind == "phold") {
+    bench::PholdParams phold = bench::phold_schema().read(workload, {.extra_keys = {"kind"}});
+    phold.seed = spec.options.seed;
+    spec.workload = phold;
+  } else {
+    namespace mb = workloads::microbench;
+    const mb::MicrobenchParams params = mb::microbench_schema().read(workload, {.extra_keys = {"kind"}});
+    if (const auto problem = mb::check_against_system(params, spec.system.num_gpus)) {
+      const ConfigNode* at = workload.find(problem->key);
+      throw ConfigError(at != nullptr ? *at : workload, problem->message);
+    }
+    spec.workload = params;
+  }
   return spec;
 }
 
@@ -62,14 +80,14 @@ std::string describe_yaml(const RunSpec& spec) {
   std::string out = options_schema().to_yaml(spec.options);
   out += "system:\n" + models::system_schema().to_yaml(spec.system, 2);
   out += fmt::format("workload:\n  kind: {}\n", spec.workload_kind);
-  out += bench::phold_schema().to_yaml(spec.phold, 2);
+  out += std::visit([](const auto& w) { return workload_schema(w).to_yaml(w, 2); }, spec.workload);
   return out;
 }
 
 nlohmann::json describe_json(const RunSpec& spec) {
   nlohmann::json j = options_schema().to_json(spec.options);
   j["system"] = models::system_schema().to_json(spec.system);
-  nlohmann::json workload = bench::phold_schema().to_json(spec.phold);
+  nlohmann::json workload = std::visit([](const auto& w) { return workload_schema(w).to_json(w); }, spec.workload);
   workload["kind"] = spec.workload_kind;
   j["workload"] = std::move(workload);
   return j;

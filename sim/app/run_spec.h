@@ -4,12 +4,15 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "bench/phold/phold_params.h"
 #include "models/system/system_spec.h"
 #include "sim/config/config_node.h"
+#include "workloads/microbench/microbench_params.h"
 
 namespace tessera::app {
 
@@ -18,10 +21,13 @@ struct RunOptions {
   std::optional<std::uint64_t> max_events;  // stop after this many events (result marked incomplete)
 };
 
+// The parameters of the workload, by kind: the alternative names the kind.
+using WorkloadParams = std::variant<workloads::microbench::MicrobenchParams, bench::PholdParams>;
+
 struct RunSpec {
   models::SystemSpec system;
   std::string workload_kind;
-  bench::PholdParams phold;  // when workload_kind == "phold"
+  WorkloadParams workload;
   RunOptions options;
 };
 

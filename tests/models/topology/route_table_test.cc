@@ -196,3 +196,23 @@ TEST_CASE("routing is deterministic and cached") {
   CHECK(&ra.die_to_peer_memory(3, 2, 6, {.include_l2 = true}) != first);  // options are part of the key
   CHECK_THROWS_AS(ra.die_to_local_memory(8, 0), std::out_of_range);
 }
+
+// With every latency zero (an uncalibrated system file), a detour through a third GPU's IODs
+// ties the direct link in hops; GPUs never forward a peer's traffic, so it must not be taken.
+TEST_CASE("full mesh, all latencies zero: every route to a peer, both ways, crosses one xGMI edge") {
+  tessera::models::SystemSpec s = test::mi300x(8);
+  s.gpu.memory.hbm_latency_ps = 0;
+  s.gpu.fabric.iod_hop_latency_ps = 0;
+  s.interconnect.link_latency_ps = 0;
+  const Topology t = build_topology(s);
+  RouteTable routes(t);
+  for (std::uint32_t g = 0; g < 8; ++g) {
+    for (std::uint32_t d = 0; d < 8; ++d) {
+      for (std::uint32_t p = 0; p < 8; ++p) {
+        if (p == g) continue;
+        CHECK(count_class(t, routes.die_to_peer_memory(g, d, p), ResourceClass::kXgmi) == 1);
+        CHECK(count_class(t, routes.route(Endpoint::memory(p), Endpoint::die(g, d)), ResourceClass::kXgmi) == 1);
+      }
+    }
+  }
+}

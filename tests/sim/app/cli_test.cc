@@ -32,19 +32,23 @@ TEST_CASE("an unknown command or flag is exit code 2 with a suggestion") {
 }
 
 TEST_CASE("tessera run with no config runs the embedded default from any folder") {
-  const auto r = run_tessera("run --json --set workload.end_time=\"5 us\"", "/");
+  const auto r = run_tessera("run --json --set workload.bytes=\"4 MiB\"", "/");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);  // stdout holds one JSON object and nothing else
   CHECK(j["system"] == "mi300x-8");
-  CHECK(j["workload"] == "phold");
+  CHECK(j["workload"] == "microbench");
+  CHECK(j["op"] == "all_store");
   CHECK(j["events"].get<std::uint64_t>() > 0);
-  CHECK(j["makespan_ns"].get<double>() <= 5000.0);
+  CHECK(j["bandwidth_GBps"].get<double>() > 0.0);
+  CHECK(j["bandwidth_GBps"].get<double>() <= 7 * 64.0);  // 7 xGMI links of 64 GB/s
+  CHECK(j["link_class_bytes"]["xgmi"] == 8ull * 7 * (4 << 20));
   CHECK(j["complete"] == true);
   CHECK(j.contains("wall_s"));
 }
 
 TEST_CASE("the same config and seed give the same result; another seed another") {
-  const std::string base = "run --json --set workload.end_time=\"20 us\"";
+  const auto phold = write_file("phold.yaml", "system: mi300x-1\nworkload: {kind: phold, end_time: 20 us}\n");
+  const std::string base = "run '" + phold.string() + "' --json";
   auto events = [](const std::string& out) { return nlohmann::json::parse(out)["events"].get<std::uint64_t>(); };
   const auto a = run_tessera(base + " --seed 3");
   const auto b = run_tessera(base + " --seed 3");
@@ -55,7 +59,7 @@ TEST_CASE("the same config and seed give the same result; another seed another")
 }
 
 TEST_CASE("--max-events stops the run and marks it incomplete") {
-  const auto r = run_tessera("run --json --max-events 1000");
+  const auto r = run_tessera("run --json --max-events 1000 --set workload.bytes=\"4 MiB\"");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["events"] == 1000);
@@ -65,12 +69,13 @@ TEST_CASE("--max-events stops the run and marks it incomplete") {
 TEST_CASE("--out writes summary.json, and the table has units") {
   const auto dir = tessera::test::scratch_dir() / "out";
   std::filesystem::remove_all(dir);
-  const auto r = run_tessera("run --set workload.end_time=\"2 us\" --out '" + dir.string() + "'");
+  const auto r = run_tessera("run --set workload.bytes=\"2 MiB\" --out '" + dir.string() + "'");
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("simulated time") != std::string::npos);
   CHECK(r.out.find(" ns") != std::string::npos);
+  CHECK(r.out.find(" GB/s") != std::string::npos);
   const auto j = nlohmann::json::parse(tessera::test::read_all(dir / "summary.json"));
-  CHECK(j["workload"] == "phold");
+  CHECK(j["workload"] == "microbench");
   // Nothing but the summary is left behind (the temporary was renamed).
   CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
 }
@@ -127,10 +132,32 @@ TEST_CASE("describe prints every default with units and applies --set") {
   CHECK(r.out.find("link_bandwidth: 128 GB/s") != std::string::npos);
   CHECK(r.out.find("clock: 2.1 GHz") != std::string::npos);
   CHECK(r.out.find("capacity: 4 MiB") != std::string::npos);
-  CHECK(r.out.find("min_delay: 1 ns") != std::string::npos);  // a default the file never gave
+  CHECK(r.out.find("chunk: 256 KiB") != std::string::npos);  // a default the file never gave
   const auto j = run_tessera("describe --json");
   REQUIRE(j.exit_code == 0);
   CHECK(nlohmann::json::parse(j.out)["system"]["gpu"]["memory"]["hbm_bandwidth"] == "5.3 TB/s");
+}
+
+TEST_CASE("describe prints the topology as comments; --dot prints Graphviz") {
+  const auto r = run_tessera("describe");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("# topology of mi300x-8:") != std::string::npos);
+  CHECK(r.out.find("gpu[0].xgmi_to[1]") != std::string::npos);
+  const auto h = run_tessera("describe --set system=h200-2");
+  REQUIRE(h.exit_code == 0);
+  CHECK(h.out.find("gpu[0].nvlink_to[1]") != std::string::npos);
+  const auto dot = run_tessera("describe --dot");
+  REQUIRE(dot.exit_code == 0);
+  CHECK(dot.out.rfind("digraph \"mi300x-8\" {", 0) == 0);
+  CHECK(dot.out.find("cluster_gpu7") != std::string::npos);
+  CHECK(run_tessera("describe --dot --json").exit_code == 2);
+}
+
+TEST_CASE("a microbenchmark that needs two GPUs on one is a config error naming the key") {
+  const auto cfg = write_file("one_gpu.yaml", "system: mi300x-1\nworkload:\n  kind: microbench\n  op: remote_load\n");
+  const auto r = run_tessera("run '" + cfg.string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(":4:7: workload.op: remote_load needs at least two GPUs") != std::string::npos);
 }
 
 TEST_CASE("tessera bench phold prints the JSON the issue asks for") {

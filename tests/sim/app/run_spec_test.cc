@@ -1,13 +1,17 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "sim/app/run_config_loader.h"
 #include "sim/app/run_spec.h"
 
 using namespace tessera;
 
 TEST_CASE("every embedded system file reads through the system schema") {
-  for (const char* name : {"mi300x-1", "mi300x-8", "h100-1", "h100-8", "h200-1", "h200-2", "h200-8"}) {
-    const app::RunSpec spec = app::load_run_spec(std::nullopt, {std::string("system=") + name});
+  for (const char* name : {"mi300x-1", "mi300x-8", "mi325x-8", "mi355x-8", "h100-1", "h100-8", "h200-1", "h200-2", "h200-8"}) {
+    // hbm_stream: a workload every system can run (the default all_store needs two GPUs).
+    const app::RunSpec spec = app::load_run_spec(std::nullopt, {std::string("system=") + name, "workload.op=hbm_stream"});
     CHECK(spec.system.name == name);
   }
 }
@@ -27,7 +31,10 @@ TEST_CASE("system files build on their base: and physical figures follow the spe
 }
 
 TEST_CASE("the run seed reaches the workload") {
-  const auto spec = app::load_run_spec(std::nullopt, {"seed=77"});
+  const auto path = std::filesystem::temp_directory_path() / "tessera_seed_test.yaml";
+  std::ofstream(path) << "system: mi300x-1\nworkload: {kind: phold}\n";
+  const auto spec = app::load_run_spec(path.string(), {"seed=77"});
+  std::filesystem::remove(path);
   CHECK(spec.options.seed == 77);
-  CHECK(spec.phold.seed == 77);
+  CHECK(std::get<tessera::bench::PholdParams>(spec.workload).seed == 77);
 }

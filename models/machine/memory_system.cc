@@ -1,0 +1,269 @@
+#include "models/machine/memory_system.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "models/fabric/latency_bound.h"
+#include "models/topology/network_binding.h"
+
+namespace tessera::models::machine {
+
+using topology::Endpoint;
+using topology::MemoryNode;
+using topology::Route;
+using topology::RouteOptions;
+
+MemorySystem::MemorySystem(sim::Context context, std::string name, const topology::Topology& topology,
+                           topology::RouteTable& routes, fabric::FlowNetwork& network,
+                           std::vector<fabric::ResourceId> network_ids, std::span<cache::CacheHierarchy> caches)
+    : Component(context, std::move(name)),
+      topology_(topology),
+      routes_(routes),
+      network_(network),
+      network_ids_(std::move(network_ids)),
+      caches_(caches) {
+  const SystemSpec& spec = topology_.spec();
+  if (caches_.size() != spec.num_gpus) throw std::invalid_argument("MemorySystem: one cache hierarchy per GPU");
+  port_bytes_per_s_ = spec.gpu.fabric.cu_port_bytes_per_clock * spec.gpu.compute.clock_hz;
+  window_bytes_ = static_cast<double>(spec.gpu.fabric.max_bytes_in_flight_per_workgroup);
+  // The L2 alone, as a route: a local L2 hit or a store into the L2 crosses only it.
+  const std::uint32_t dies = spec.gpu.compute.num_dies;
+  l2_routes_.resize(std::size_t{spec.num_gpus} * dies);
+  for (std::uint32_t g = 0; g < spec.num_gpus; ++g) {
+    for (std::uint32_t d = 0; d < dies; ++d) {
+      const auto& info = topology_.info(topology_.vertex(Endpoint::die(g, d)));
+      Route& r = l2_routes_[std::size_t{g} * dies + d];
+      r.resources = {info.node_resource};
+      r.vertices = {topology_.vertex(Endpoint::die(g, d))};
+      r.latency_ps = topology_.resource(info.node_resource).spec.latency_ps;
+      r.bottleneck_bytes_per_s = topology_.resource(info.node_resource).spec.bandwidth_bytes_per_s;
+    }
+  }
+}
+
+const Route& MemorySystem::l2_route(std::uint32_t gpu, std::uint32_t l2) {
+  return l2_routes_.at(std::size_t{gpu} * topology_.spec().gpu.compute.num_dies + l2);
+}
+
+sim::Tick MemorySystem::link_round_trip_ps(std::uint32_t gpu, std::uint32_t die, std::uint32_t owner) {
+  const RouteOptions edges_only{.memory = MemoryNode::kNone};
+  return routes_.route(Endpoint::die(gpu, die), Endpoint::memory(owner), edges_only).latency_ps +
+         routes_.route(Endpoint::memory(owner), Endpoint::die(gpu, die), edges_only).latency_ps;
+}
+
+sim::Tick MemorySystem::load_round_trip_ps(std::uint32_t gpu, std::uint32_t die, std::uint32_t owner) {
+  return routes_.route(Endpoint::die(gpu, die), Endpoint::memory(owner)).latency_ps +
+         routes_.route(Endpoint::memory(owner), Endpoint::die(gpu, die), {.memory = MemoryNode::kNone}).latency_ps;
+}
+
+fabric::RouteId MemorySystem::network_route(const Route& route, double cap) {
+  const RouteKey key{&route, std::bit_cast<std::uint64_t>(cap)};
+  const auto it = network_routes_.find(key);
+  if (it != network_routes_.end()) return it->second;
+  const auto path = topology::to_network_path(route.resources, network_ids_);
+  const fabric::RouteId id = network_.add_route(path, cap);
+  network_routes_.emplace(key, id);
+  return id;
+}
+
+double MemorySystem::load_cap(std::uint64_t part_bytes, std::uint64_t total_bytes, sim::Tick round_trip_ps,
+                              sim::Tick flow_latency_ps) const {
+  if (round_trip_ps == 0) return port_bytes_per_s_;
+  const double window = window_bytes_ * static_cast<double>(part_bytes) / static_cast<double>(total_bytes);
+  const double b = static_cast<double>(part_bytes);
+  if (b <= window) return port_bytes_per_s_;  // the whole part is one window: latency plus serialisation
+  // A lone windowed transfer takes B R / W; the flow adds its own latency L at the end.
+  const double windowed_ps = b * static_cast<double>(round_trip_ps) / window;
+  const double transfer_ps = windowed_ps - static_cast<double>(flow_latency_ps);
+  const double cap = b / transfer_ps * 1e12;
+  return std::min(cap, port_bytes_per_s_);
+}
+
+std::uint32_t MemorySystem::new_op(sim::Handler on_done, sim::Payload payload, std::uint32_t parts) {
+  std::uint32_t id;
+  if (!free_ops_.empty()) {
+    id = free_ops_.back();
+    free_ops_.pop_back();
+  } else {
+    id = static_cast<std::uint32_t>(ops_.size());
+    ops_.emplace_back();
+  }
+  ops_[id] = Op{on_done, payload, parts};
+  ++ops_in_flight_;
+  return id;
+}
+
+void MemorySystem::post(const Route& route, std::uint64_t bytes) {
+  if (bytes == 0) return;
+  network_.start_flow(network_route(route, fabric::kUncapped), bytes, sim::bind<&MemorySystem::on_posted_done>(this));
+}
+
+void MemorySystem::start_parts(std::span<const Part> parts, AccessKind kind, std::uint32_t gpu, std::uint32_t die,
+                               std::uint32_t owner, double stream_cap, sim::Handler on_done, sim::Payload payload) {
+  std::uint64_t total = 0;
+  std::uint32_t count = 0;
+  for (const Part& p : parts) {
+    total += p.bytes;
+    count += p.bytes > 0 ? 1 : 0;
+  }
+  if (count == 0) {  // a zero-byte access still costs the issue: complete at once, in order
+    engine().schedule(0, on_done, payload);
+    return;
+  }
+  const std::uint32_t op = new_op(on_done, payload, count);
+  // The links back from the data's source: the part of the load round trip after the data
+  // left memory (0 for a local access on these topologies, the link latencies for a peer).
+  const sim::Tick back_ps = kind == AccessKind::kLoad && owner != gpu
+                                ? routes_.route(Endpoint::memory(owner), Endpoint::die(gpu, die),
+                                                {.memory = MemoryNode::kNone}).latency_ps
+                                : 0;
+  for (const Part& p : parts) {
+    if (p.bytes == 0) continue;
+    double cap = stream_cap;
+    if (kind == AccessKind::kLoad) {
+      const sim::Tick flow_latency = p.delay_ps + p.route->latency_ps;
+      const sim::Tick round_trip = owner == gpu ? flow_latency : flow_latency + back_ps;
+      cap = load_cap(p.bytes, total, round_trip, flow_latency);
+    }
+    const fabric::RouteId route = network_route(*p.route, cap);
+    if (p.delay_ps == 0) {
+      network_.start_flow(route, p.bytes, sim::bind<&MemorySystem::on_part_done>(this), {op, 0});
+      continue;
+    }
+    std::uint32_t slot;
+    if (!free_delayed_.empty()) {
+      slot = free_delayed_.back();
+      free_delayed_.pop_back();
+    } else {
+      slot = static_cast<std::uint32_t>(delayed_.size());
+      delayed_.emplace_back();
+    }
+    delayed_[slot] = DelayedFlow{route, p.bytes, op};
+    schedule_self<&MemorySystem::on_delay_over>(this, p.delay_ps, {slot, 0});
+  }
+}
+
+void MemorySystem::on_delay_over(const sim::Payload& payload) {
+  const DelayedFlow d = delayed_[payload.a];
+  free_delayed_.push_back(static_cast<std::uint32_t>(payload.a));
+  network_.start_flow(d.route, d.bytes, sim::bind<&MemorySystem::on_part_done>(this), {d.op, 0});
+}
+
+void MemorySystem::on_part_done(const sim::Payload& payload) {
+  Op& op = ops_[payload.a];
+  if (--op.pending > 0) return;
+  const sim::Handler handler = op.on_done;
+  const sim::Payload user = op.payload;
+  free_ops_.push_back(static_cast<std::uint32_t>(payload.a));
+  --ops_in_flight_;
+  handler(user);
+}
+
+void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payload payload) {
+  const SystemSpec& spec = topology_.spec();
+  if (a.gpu >= spec.num_gpus || a.owner >= spec.num_gpus) {
+    throw std::out_of_range(fmt::format("memory access between GPU {} and GPU {} on a {}-GPU system", a.gpu, a.owner,
+                                        spec.num_gpus));
+  }
+  if (a.die >= spec.gpu.compute.num_dies) {
+    throw std::out_of_range(fmt::format("memory access from die {} of a GPU with {} dies", a.die, spec.gpu.compute.num_dies));
+  }
+  cache::CacheHierarchy& owner_caches = caches_[a.owner];
+  const cache::CacheSpec& l2 = owner_caches.spec().l2;
+  const cache::CacheSpec& mall = owner_caches.spec().mall;
+  const bool has_mall = mall.capacity_bytes > 0;
+  const RouteOptions via_hbm{.memory = MemoryNode::kHbm, .include_l2 = true};
+  const RouteOptions via_mall{.memory = MemoryNode::kMall, .include_l2 = true};
+  const RouteOptions edges_only{.memory = MemoryNode::kNone};
+  const Endpoint die = Endpoint::die(a.gpu, a.die);
+  const Endpoint memory = Endpoint::memory(a.owner);
+  const std::uint32_t l2_index = owner_caches.l2_index(a.die, a.address);
+
+  if (a.owner == a.gpu) {
+    if (a.kind == AccessKind::kLoad) {
+      const cache::HierarchyResult r = owner_caches.read(a.die, a.address, a.bytes);
+      totals_.l2_hit_bytes += r.l2_hit_bytes;
+      totals_.mall_hit_bytes += r.mall_hit_bytes;
+      totals_.hbm_read_bytes += r.hbm_read_bytes;
+      totals_.hbm_write_bytes += r.hbm_write_bytes;
+      post(routes_.route(die, memory, {.memory = MemoryNode::kHbm}), r.hbm_write_bytes);
+      const Part parts[] = {
+          {&l2_route(a.gpu, l2_index), r.l2_hit_bytes, l2.hit_latency_ps},
+          {has_mall ? &routes_.route(die, memory, via_mall) : nullptr, r.mall_hit_bytes, mall.hit_latency_ps},
+          {&routes_.route(die, memory, via_hbm), r.hbm_read_bytes, 0},
+      };
+      start_parts(parts, a.kind, a.gpu, a.die, a.owner, port_bytes_per_s_, on_done, payload);
+    } else {
+      const cache::HierarchyResult r = owner_caches.write(a.die, a.address, a.bytes);
+      totals_.hbm_write_bytes += r.hbm_write_bytes;
+      post(routes_.route(die, memory, {.memory = MemoryNode::kHbm}), r.hbm_write_bytes);
+      const Part parts[] = {{&l2_route(a.gpu, l2_index), a.bytes, 0}};
+      start_parts(parts, a.kind, a.gpu, a.die, a.owner, port_bytes_per_s_, on_done, payload);
+    }
+    return;
+  }
+
+  if (a.kind == AccessKind::kLoad) {
+    const cache::HierarchyResult r = owner_caches.remote_read_arrives(a.address, a.bytes);
+    totals_.l2_hit_bytes += r.l2_hit_bytes;
+    totals_.mall_hit_bytes += r.mall_hit_bytes;
+    totals_.hbm_read_bytes += r.hbm_read_bytes;
+    totals_.hbm_write_bytes += r.hbm_write_bytes;
+    totals_.remote_load_bytes += a.bytes;
+    const Part parts[] = {
+        {&routes_.route(memory, die, edges_only), r.l2_hit_bytes, l2.hit_latency_ps},
+        {has_mall ? &routes_.route(memory, die, {.memory = MemoryNode::kMall}) : nullptr, r.mall_hit_bytes,
+         mall.hit_latency_ps},
+        {&routes_.route(memory, die, {.memory = MemoryNode::kHbm}), r.hbm_read_bytes, 0},
+    };
+    start_parts(parts, a.kind, a.gpu, a.die, a.owner, port_bytes_per_s_, on_done, payload);
+  } else {
+    const cache::HierarchyResult r = owner_caches.remote_write_arrives(a.address, a.bytes);
+    totals_.hbm_write_bytes += r.hbm_write_bytes;
+    totals_.remote_store_bytes += a.bytes;
+    const std::uint64_t to_hbm = std::min(r.hbm_write_bytes, a.bytes);
+    // Write-backs of other dirty data the store evicted at the owner (an address-partitioned L2)
+    // load the owner's HBM but are not this store's bytes.
+    post(routes_.route(Endpoint::die(a.owner, l2_index), memory, {.memory = MemoryNode::kHbm}),
+         r.hbm_write_bytes - to_hbm);
+    const Part parts[] = {
+        {&routes_.route(die, memory, {.memory = MemoryNode::kHbm}), to_hbm, 0},
+        {&routes_.route(die, memory, edges_only), a.bytes - to_hbm, 0},
+    };
+    start_parts(parts, a.kind, a.gpu, a.die, a.owner, port_bytes_per_s_, on_done, payload);
+  }
+}
+
+void MemorySystem::release_all(std::uint32_t gpu, sim::Handler on_done, sim::Payload payload) {
+  if (gpu >= caches_.size()) throw std::out_of_range(fmt::format("release on GPU {} of {}", gpu, caches_.size()));
+  const std::uint32_t dies = topology_.spec().gpu.compute.num_dies;
+  std::vector<Part> parts;
+  parts.reserve(dies);
+  for (std::uint32_t d = 0; d < dies; ++d) {
+    const cache::HierarchyResult r = caches_[gpu].release(d);
+    totals_.hbm_write_bytes += r.hbm_write_bytes;
+    parts.push_back({&routes_.route(Endpoint::die(gpu, d), Endpoint::memory(gpu)), r.hbm_write_bytes, 0});
+  }
+  start_parts(parts, AccessKind::kStore, gpu, 0, gpu, fabric::kUncapped, on_done, payload);
+}
+
+void MemorySystem::dma_copy(std::uint32_t src_gpu, std::uint64_t src_address, std::uint32_t dst_gpu,
+                            std::uint64_t dst_address, std::uint64_t bytes, sim::Handler on_done, sim::Payload payload) {
+  const SystemSpec& spec = topology_.spec();
+  if (src_gpu >= spec.num_gpus || dst_gpu >= spec.num_gpus || src_gpu == dst_gpu) {
+    throw std::out_of_range(fmt::format("copy from GPU {} to GPU {} on a {}-GPU system (two distinct GPUs needed)",
+                                        src_gpu, dst_gpu, spec.num_gpus));
+  }
+  caches_[src_gpu].remote_read_arrives(src_address, bytes);
+  const cache::HierarchyResult w = caches_[dst_gpu].remote_write_arrives(dst_address, bytes);
+  totals_.dma_bytes += bytes;
+  totals_.hbm_read_bytes += bytes;
+  totals_.hbm_write_bytes += w.hbm_write_bytes;
+  const Part parts[] = {{&routes_.route(Endpoint::memory(src_gpu), Endpoint::memory(dst_gpu)), bytes, 0}};
+  start_parts(parts, AccessKind::kStore, src_gpu, 0, dst_gpu, fabric::kUncapped, on_done, payload);
+}
+
+}  // namespace tessera::models::machine

@@ -1,0 +1,160 @@
+#pragma once
+// Timed memory operations of workgroups: where the bytes come from (the cache model decides)
+// and how long they take to move (the fabric model shares bandwidth along the routes).
+//
+// One access, by a workgroup on die `die` of GPU `gpu`, of `bytes` at `address` in the memory
+// of GPU `owner`:
+//
+//   1. The owner's cache hierarchy classifies the bytes: L2 hit, MALL hit, HBM, and the dirty
+//      data it must write back (CacheHierarchy::read / write / remote_*_arrives).
+//   2. Each non-empty part becomes one flow over its route (below), after the part's hit
+//      latency (an L2 or MALL hit starts after `hit_latency`; the HBM latency is on its route).
+//      The access completes when all its parts have completed.
+//   3. Write-backs and write-throughs to HBM are posted: they load the routes to memory (and so
+//      slow down everything that shares them) but the access does not wait for them.
+//
+// | access | part | route |
+// |---|---|---|
+// | local load | L2 hit | the die's L2 |
+// | | MALL hit / HBM | die (with its L2) -> memory side, MALL or HBM |
+// | local store | all bytes | the die's L2 (write-back, write-allocate) |
+// | remote load | MALL hit / HBM | owner's memory side -> the die, over the GPU links |
+// | | owner L2 hit (NVIDIA) | owner's memory side (no HBM) -> the die |
+// | remote store | bytes reaching HBM | the die -> owner's memory side with HBM |
+// | | the rest (kept in owner's L2) | the die -> owner's memory side, no HBM |
+//
+// Rate limits of a workgroup (FabricSpec): stores stream at the CU port rate
+// (`cu_port_bytes_per_clock` x clock). Loads keep at most W = `max_bytes_in_flight_per_workgroup`
+// outstanding, so by Little's law they are latency-bound at W / R with R the load round trip
+// (hit latency or route latency out, plus the links back). A windowed transfer of B > W bytes
+// alone takes B R / W (the first window's round trip overlaps the rest); a fluid flow takes
+// B / cap + L (L its own latency), so a load part gets the cap B / (B R / W - L), which makes the
+// two agree exactly for a lone flow and still yields to the max-min share under contention.
+// Parts of one access split W in proportion to their bytes.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "models/cache/cache_hierarchy.h"
+#include "models/fabric/flow_network.h"
+#include "models/topology/route_table.h"
+#include "models/topology/topology.h"
+#include "sim/component/component.h"
+
+namespace tessera::models::machine {
+
+enum class AccessKind : std::uint8_t { kLoad, kStore };
+
+struct MemoryAccess {
+  AccessKind kind = AccessKind::kLoad;
+  std::uint32_t gpu = 0;    // the issuing GPU
+  std::uint32_t die = 0;    // the issuing workgroup's die (XCD)
+  std::uint32_t owner = 0;  // the GPU whose memory holds [address, address + bytes)
+  std::uint64_t address = 0;
+  std::uint64_t bytes = 0;
+};
+
+class MemorySystem : public sim::Component {
+ public:
+  // `network_ids` maps topology resource ids to `network` ids (topology::add_resources).
+  MemorySystem(sim::Context context, std::string name, const topology::Topology& topology,
+               topology::RouteTable& routes, fabric::FlowNetwork& network,
+               std::vector<fabric::ResourceId> network_ids, std::span<cache::CacheHierarchy> caches);
+
+  // Performs the access; on_done(payload) runs when its data has arrived (load) or landed
+  // (store). Throws std::out_of_range for a GPU or die the system does not have.
+  void access(const MemoryAccess& access, sim::Handler on_done, sim::Payload payload = {});
+
+  // A copy engine transfer (hipMemcpyPeer): `bytes` from GPU src's memory to GPU dst's
+  // memory, over the route between the two memory sides, HBM at both ends, no workgroup limit.
+  void dma_copy(std::uint32_t src_gpu, std::uint64_t src_address, std::uint32_t dst_gpu, std::uint64_t dst_address,
+                std::uint64_t bytes, sim::Handler on_done, sim::Payload payload = {});
+
+  // The release at a kernel boundary on GPU `gpu`: every die's L2 writes its dirty data back
+  // to the memory side (private L2s; nothing to do for an address-partitioned L2, which is
+  // the point of coherence). on_done(payload) runs when the last byte has landed.
+  void release_all(std::uint32_t gpu, sim::Handler on_done, sim::Payload payload = {});
+
+  // Unloaded round trip of a load from (gpu, die) to the HBM of `owner`.
+  sim::Tick load_round_trip_ps(std::uint32_t gpu, std::uint32_t die, std::uint32_t owner);
+  // Unloaded round trip over the links between a die of `gpu` and the memory side of `owner`
+  // (no memory node): what a flag access adds to the atomic latency.
+  sim::Tick link_round_trip_ps(std::uint32_t gpu, std::uint32_t die, std::uint32_t owner);
+
+  // Bytes moved so far, by what served them (loads) or where they went (stores).
+  struct Totals {
+    std::uint64_t l2_hit_bytes = 0;
+    std::uint64_t mall_hit_bytes = 0;
+    std::uint64_t hbm_read_bytes = 0;
+    std::uint64_t hbm_write_bytes = 0;
+    std::uint64_t remote_load_bytes = 0;
+    std::uint64_t remote_store_bytes = 0;
+    std::uint64_t dma_bytes = 0;
+  };
+  const Totals& totals() const { return totals_; }
+  std::uint64_t accesses_in_flight() const { return ops_in_flight_; }
+
+ private:
+  struct Op {
+    sim::Handler on_done;
+    sim::Payload payload;
+    std::uint32_t pending = 0;
+  };
+  struct DelayedFlow {
+    fabric::RouteId route = 0;
+    std::uint64_t bytes = 0;
+    std::uint32_t op = 0;
+  };
+  // One part of an access, before it is started.
+  struct Part {
+    const topology::Route* route = nullptr;
+    std::uint64_t bytes = 0;
+    sim::Tick delay_ps = 0;  // hit latency paid before the bytes move
+  };
+
+  // Loads get the latency-bound cap; everything else streams at `stream_cap`.
+  void start_parts(std::span<const Part> parts, AccessKind kind, std::uint32_t gpu, std::uint32_t die,
+                   std::uint32_t owner, double stream_cap, sim::Handler on_done, sim::Payload payload);
+  void post(const topology::Route& route, std::uint64_t bytes);
+  fabric::RouteId network_route(const topology::Route& route, double cap);
+  double load_cap(std::uint64_t part_bytes, std::uint64_t total_bytes, sim::Tick round_trip_ps, sim::Tick flow_latency_ps) const;
+  const topology::Route& l2_route(std::uint32_t gpu, std::uint32_t l2);
+  std::uint32_t new_op(sim::Handler on_done, sim::Payload payload, std::uint32_t parts);
+  void on_part_done(const sim::Payload& payload);
+  void on_delay_over(const sim::Payload& payload);
+  void on_posted_done(const sim::Payload&) {}
+
+  const topology::Topology& topology_;
+  topology::RouteTable& routes_;
+  fabric::FlowNetwork& network_;
+  std::vector<fabric::ResourceId> network_ids_;
+  std::span<cache::CacheHierarchy> caches_;
+  double port_bytes_per_s_;
+  double window_bytes_;
+
+  // Network routes by (topology route, cap): a topology route is a stable object of the
+  // RouteTable, so its address is its identity.
+  struct RouteKey {
+    const topology::Route* route;
+    std::uint64_t cap_bits;
+    bool operator==(const RouteKey&) const = default;
+  };
+  struct RouteKeyHash {
+    std::size_t operator()(const RouteKey& k) const noexcept {
+      return std::hash<const void*>{}(k.route) ^ (k.cap_bits * 0x9E3779B97F4A7C15ULL);
+    }
+  };
+  std::unordered_map<RouteKey, fabric::RouteId, RouteKeyHash> network_routes_;
+  std::vector<topology::Route> l2_routes_;  // per (gpu, die): the L2 alone
+
+  std::vector<Op> ops_;
+  std::vector<std::uint32_t> free_ops_;
+  std::vector<DelayedFlow> delayed_;
+  std::vector<std::uint32_t> free_delayed_;
+  std::uint64_t ops_in_flight_ = 0;
+  Totals totals_;
+};
+
+}  // namespace tessera::models::machine

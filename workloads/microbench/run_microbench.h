@@ -1,0 +1,46 @@
+#pragma once
+// Runs one microbenchmark on a machine built from the system spec and reports what it
+// measured, the way the kernel suite reports it: the timed span of the timed kernel(s) and the
+// bandwidth (decimal GB/s per GPU) or latency derived from it.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "models/machine/memory_system.h"
+#include "models/system/system_spec.h"
+#include "sim/core/tick.h"
+#include "workloads/microbench/microbench_params.h"
+
+namespace tessera::workloads::microbench {
+
+struct MicrobenchResult {
+  Op op = Op::kHbmStream;
+  std::uint32_t workgroups = 0;     // per GPU, after the 0 = auto rule
+  sim::Tick makespan_ps = 0;        // the simulation's end: everything drained
+  sim::Tick timed_ps = 0;           // the span the bandwidth or latency is computed from
+  std::uint64_t counted_bytes = 0;  // per GPU, as the op counts them (0 for latency ops)
+  std::optional<double> bandwidth_GBps;  // counted_bytes / timed, decimal GB/s
+  std::optional<double> latency_ns;      // per operation (one-way for flag_pingpong)
+  std::map<std::string, std::uint64_t> link_class_bytes;  // bytes carried, summed per resource class
+  models::machine::MemorySystem::Totals memory;
+  std::uint64_t events = 0;
+  double wall_s = 0.0;
+  bool complete = true;  // false when max_events stopped the run
+};
+
+struct RunLimits {
+  std::uint64_t max_events = ~std::uint64_t{0};
+};
+
+// Throws std::invalid_argument when the parameters do not fit the system (see
+// check_against_system; the config reader reports those with file and line first).
+MicrobenchResult run_microbench(const models::SystemSpec& system, const MicrobenchParams& params,
+                                RunLimits limits = {});
+
+// The summary fields of a result (merged into `tessera run --json`).
+nlohmann::json to_json(const MicrobenchResult& result);
+
+}  // namespace tessera::workloads::microbench
