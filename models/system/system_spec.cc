@@ -188,4 +188,28 @@ double rate_of(const DtypeRates& rates, std::string_view dtype) {
   throw std::invalid_argument(fmt::format("unknown data type '{}' (fp16, bf16, fp8, fp32)", dtype));
 }
 
+std::vector<std::string> zero_latency_keys(const SystemSpec& spec) {
+  const GpuSpec& g = spec.gpu;
+  const std::pair<const char*, sim::Tick> latencies[] = {
+      {"gpu.dispatch.kernel_launch_latency", g.dispatch.kernel_launch_latency_ps},
+      {"gpu.dispatch.workgroup_dispatch", g.dispatch.workgroup_dispatch_ps},
+      {"gpu.dispatch.kernel_teardown", g.dispatch.kernel_teardown_ps},
+      {"gpu.memory.hbm_latency", g.memory.hbm_latency_ps},
+      {"gpu.memory.l2.hit_latency", g.memory.l2.hit_latency_ps},
+      {"gpu.atomics.local_latency", g.atomics.local_latency_ps},
+      {"gpu.atomics.remote_latency", g.atomics.remote_latency_ps},
+  };
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : latencies) {
+    if (value == 0) keys.emplace_back(key);
+  }
+  if (g.memory.mall.capacity_bytes > 0 && g.memory.mall.hit_latency_ps == 0) keys.emplace_back("gpu.memory.mall.hit_latency");
+  if (g.fabric.num_iods > 1 && g.fabric.iod_hop_latency_ps == 0) keys.emplace_back("gpu.fabric.iod_hop_latency");
+  if (spec.num_gpus > 1 && spec.interconnect.link_latency_ps == 0) keys.emplace_back("interconnect.link_latency");
+  if (spec.interconnect.topology == "switch" && spec.interconnect.switch_latency_ps == 0) {
+    keys.emplace_back("interconnect.switch_latency");
+  }
+  return keys;
+}
+
 }  // namespace tessera::models

@@ -9,6 +9,8 @@
 // microbenchmarks (issue 7). Every system file under configs/systems/ cites its sources.
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "models/cache/cache_spec.h"
 #include "sim/config/schema.h"
@@ -109,5 +111,9 @@ const sim::config::Schema<SystemSpec>& system_schema();
 std::uint32_t total_compute_units(const GpuSpec& gpu);
 double peak_fp16_flops_per_s(const GpuSpec& gpu);
 double rate_of(const DtypeRates& rates, std::string_view dtype);  // throws on an unknown dtype
+
+// The config keys of latencies left at 0 ps (no public figure: uncalibrated until issue 7's
+// microbenchmarks fit them), so that reports can say which results lack them.
+std::vector<std::string> zero_latency_keys(const SystemSpec& spec);
 
 }  // namespace tessera::models

@@ -5,6 +5,7 @@
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "bench/phold/phold_engine.h"
@@ -45,6 +46,7 @@ nlohmann::json run_workload(const RunSpec& spec) {
   s["workload"] = spec.workload_kind;
   s["seed"] = spec.options.seed;
   s.update(std::visit([&spec](const auto& params) { return run_kind(spec, params); }, spec.workload));
+  s["zero_latency_keys"] = models::zero_latency_keys(spec.system);
   const double wall_s = s["wall_s"].get<double>();
   s["wall_events_per_s"] = wall_s > 0 ? static_cast<double>(s["events"].get<std::uint64_t>()) / wall_s : 0.0;
   return s;
@@ -66,6 +68,10 @@ std::string render_text(const nlohmann::json& s) {
   t.add_row({"event rate", fmt::format("{:.2f}", s["wall_events_per_s"].get<double>() / 1e6), "M events/s"});
   std::string out = t.render();
   if (!s["complete"].get<bool>()) out += "note: stopped by --max-events; the result is incomplete\n";
+  if (!s["zero_latency_keys"].empty()) {
+    out += fmt::format("note: latencies at 0 ps in this system file (uncalibrated, see docs/hardware-sources.md): {}\n",
+                       fmt::join(s["zero_latency_keys"].get<std::vector<std::string>>(), ", "));
+  }
   return out;
 }
 

@@ -189,6 +189,7 @@ TEST_CASE("impossible requests are config errors naming the key") {
   };
   CHECK(message("system: mi300x-1\nworkload: {kind: microbench, op: remote_load}\n").find("op: remote_load needs at least two GPUs") != std::string::npos);
   CHECK(message("system: h200-2\nworkload: {kind: microbench, op: remote_store, peer: 2}\n").find("peer") != std::string::npos);
+  CHECK(message("system: mi300x-8\nworkload: {kind: microbench, op: atomic_add, peer: 20}\n").find("GPU 20 does not exist") != std::string::npos);
   CHECK(message("system: h200-2\nworkload: {kind: microbench, op: remote_store, peer: 0}\n").find("peer must differ") != std::string::npos);
   CHECK(message("system: h200-2\nworkload: {kind: microbench, op: all_stor}\n").find("all_store") != std::string::npos);
   CHECK(message("system: h200-2\nworkload: {kind: microbench}\n").find("missing required key 'op'") != std::string::npos);

@@ -46,6 +46,10 @@ std::optional<ParamProblem> check_against_system(const MicrobenchParams& p, std:
   if (p.gpu >= num_gpus) {
     return ParamProblem{"gpu", fmt::format("GPU {} does not exist: the system has {} GPU(s)", p.gpu, num_gpus)};
   }
+  const bool atomic = p.op == Op::kAtomicAdd || p.op == Op::kAtomicXchg;
+  if (atomic && num_gpus > 1 && p.peer >= num_gpus) {  // the flags' home (its own GPU on a 1-GPU system)
+    return ParamProblem{"peer", fmt::format("GPU {} does not exist: the system has {} GPUs", p.peer, num_gpus)};
+  }
   if (needs_two_gpus(p.op)) {
     if (num_gpus < 2) {
       return ParamProblem{"op", fmt::format("{} needs at least two GPUs; the system has {}", name_of(p.op), num_gpus)};

@@ -236,6 +236,14 @@ nlohmann::json to_json(const MicrobenchResult& r) {
   }
   if (r.latency_ns) j["latency_ns"] = *r.latency_ns;
   j["link_class_bytes"] = r.link_class_bytes;
+  // Hit rates of the bytes loaded (local and remote): the L2's share of all loaded bytes, the
+  // MALL's share of what reached the memory side. null when nothing was loaded there.
+  const auto& m = r.memory;
+  const std::uint64_t loaded = m.l2_hit_bytes + m.mall_hit_bytes + m.hbm_read_bytes - m.dma_bytes;
+  const std::uint64_t memory_side = m.mall_hit_bytes + m.hbm_read_bytes - m.dma_bytes;
+  j["l2_hit_rate"] = loaded > 0 ? nlohmann::json(static_cast<double>(m.l2_hit_bytes) / static_cast<double>(loaded)) : nlohmann::json();
+  j["mall_hit_rate"] = memory_side > 0 ? nlohmann::json(static_cast<double>(m.mall_hit_bytes) / static_cast<double>(memory_side))
+                                       : nlohmann::json();
   j["memory_bytes"] = {{"l2_hit_bytes", r.memory.l2_hit_bytes},         {"mall_hit_bytes", r.memory.mall_hit_bytes},
                        {"hbm_read_bytes", r.memory.hbm_read_bytes},     {"hbm_write_bytes", r.memory.hbm_write_bytes},
                        {"remote_load_bytes", r.memory.remote_load_bytes}, {"remote_store_bytes", r.memory.remote_store_bytes},
