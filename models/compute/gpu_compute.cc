@@ -1,6 +1,8 @@
 #include "models/compute/gpu_compute.h"
 
 #include <algorithm>
+
+#include <fmt/format.h>
 #include <stdexcept>
 #include <utility>
 
@@ -160,9 +162,21 @@ void GpuCompute::finish_workgroup(WorkgroupContext& wg) {
   KernelState& k = states_[id];
   records_[id].last_workgroup_end_ps = now();
   if (++k.finished == k.launch.num_workgroups) {
-    schedule_self<&GpuCompute::on_kernel_done>(this, spec_.dispatch.kernel_teardown_ps, sim::Payload{id, 0});
+    if (k.launch.end_of_kernel) {
+      k.launch.end_of_kernel(sim::Payload{k.launch.tag, id});
+    } else {
+      schedule_self<&GpuCompute::on_kernel_done>(this, spec_.dispatch.kernel_teardown_ps, sim::Payload{id, 0});
+    }
   }
   try_dispatch(die);
+}
+
+void GpuCompute::end_of_kernel_done(KernelId id) {
+  KernelState& k = states_.at(id);
+  if (k.finished != k.launch.num_workgroups || records_[id].completed) {
+    throw std::logic_error(fmt::format("{}: end_of_kernel_done for kernel {} which is not draining", name(), id));
+  }
+  schedule_self<&GpuCompute::on_kernel_done>(this, spec_.dispatch.kernel_teardown_ps, sim::Payload{id, 0});
 }
 
 void GpuCompute::on_kernel_done(const sim::Payload& payload) {

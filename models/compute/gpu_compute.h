@@ -51,6 +51,9 @@ class GpuCompute : public sim::Component {
   // Enqueues a kernel on its stream at now(); returns its id (index into kernels()).
   KernelId launch(KernelLaunch launch);
 
+  // The end-of-kernel release of kernel `id` (KernelLaunch::end_of_kernel) has finished.
+  void end_of_kernel_done(KernelId id);
+
   // Matrix work on CU `cu`, shared with the other jobs of that CU (see MatrixUnit).
   void compute(std::uint32_t cu, double flops, Dtype dtype, sim::Handler when_done, sim::Payload payload = {});
 

@@ -34,6 +34,10 @@ struct KernelLaunch {
   std::optional<CuPartition> partition;   // nullopt: every CU of the GPU
   sim::Handler on_complete;               // optional; called with Payload{tag, kernel id}
   std::uint64_t tag = 0;
+  // Optional end-of-kernel release (e.g. writing back dirty L2 data): called with
+  // Payload{tag, kernel id} when the last workgroup ends; the kernel then waits until its owner
+  // calls GpuCompute::end_of_kernel_done(id) before the teardown starts.
+  sim::Handler end_of_kernel;
 };
 
 // Times of one kernel, in ps of simulated time. Kernels with no workgroups have their first

@@ -32,6 +32,7 @@ MemorySystem::MemorySystem(sim::Context context, std::string name, const topolog
   // The L2 alone, as a route: a local L2 hit or a store into the L2 crosses only it.
   const std::uint32_t dies = spec.gpu.compute.num_dies;
   l2_routes_.resize(std::size_t{spec.num_gpus} * dies);
+  die_loads_.resize(std::size_t{spec.num_gpus} * dies);
   for (std::uint32_t g = 0; g < spec.num_gpus; ++g) {
     for (std::uint32_t d = 0; d < dies; ++d) {
       const auto& info = topology_.info(topology_.vertex(Endpoint::die(g, d)));
@@ -182,9 +183,12 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
   const Endpoint memory = Endpoint::memory(a.owner);
   const std::uint32_t l2_index = owner_caches.l2_index(a.die, a.address);
 
+  DieLoads& die_loads = die_loads_[std::size_t{a.gpu} * spec.gpu.compute.num_dies + a.die];
+  if (a.kind == AccessKind::kLoad) die_loads.load_bytes += a.bytes;
   if (a.owner == a.gpu) {
     if (a.kind == AccessKind::kLoad) {
       const cache::HierarchyResult r = owner_caches.read(a.die, a.address, a.bytes);
+      die_loads.l2_hit_bytes += r.l2_hit_bytes;
       totals_.l2_hit_bytes += r.l2_hit_bytes;
       totals_.mall_hit_bytes += r.mall_hit_bytes;
       totals_.hbm_read_bytes += r.hbm_read_bytes;
@@ -238,11 +242,21 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
 }
 
 void MemorySystem::release_all(std::uint32_t gpu, sim::Handler on_done, sim::Payload payload) {
-  if (gpu >= caches_.size()) throw std::out_of_range(fmt::format("release on GPU {} of {}", gpu, caches_.size()));
-  const std::uint32_t dies = topology_.spec().gpu.compute.num_dies;
-  std::vector<Part> parts;
-  parts.reserve(dies);
-  for (std::uint32_t d = 0; d < dies; ++d) {
+  release_dies(gpu, 0, topology_.spec().gpu.compute.num_dies, on_done, payload);
+}
+
+void MemorySystem::release_die(std::uint32_t gpu, std::uint32_t die, sim::Handler on_done, sim::Payload payload) {
+  release_dies(gpu, die, die + 1, on_done, payload);
+}
+
+void MemorySystem::release_dies(std::uint32_t gpu, std::uint32_t first, std::uint32_t end, sim::Handler on_done,
+                                sim::Payload payload) {
+  if (gpu >= caches_.size() || end > topology_.spec().gpu.compute.num_dies) {
+    throw std::out_of_range(fmt::format("release on GPU {} dies [{}, {}) of a {}-GPU system", gpu, first, end, caches_.size()));
+  }
+  std::vector<Part>& parts = release_parts_;
+  parts.clear();
+  for (std::uint32_t d = first; d < end; ++d) {
     const cache::HierarchyResult r = caches_[gpu].release(d);
     totals_.hbm_write_bytes += r.hbm_write_bytes;
     parts.push_back({&routes_.route(Endpoint::die(gpu, d), Endpoint::memory(gpu)), r.hbm_write_bytes, 0});

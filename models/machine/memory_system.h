@@ -76,6 +76,8 @@ class MemorySystem : public sim::Component {
   // to the memory side (private L2s; nothing to do for an address-partitioned L2, which is
   // the point of coherence). on_done(payload) runs when the last byte has landed.
   void release_all(std::uint32_t gpu, sim::Handler on_done, sim::Payload payload = {});
+  // The same for one die's L2: a workgroup's release before it stores a flag.
+  void release_die(std::uint32_t gpu, std::uint32_t die, sim::Handler on_done, sim::Payload payload = {});
 
   // Unloaded round trip of a load from (gpu, die) to the HBM of `owner`.
   sim::Tick load_round_trip_ps(std::uint32_t gpu, std::uint32_t die, std::uint32_t owner);
@@ -94,6 +96,14 @@ class MemorySystem : public sim::Component {
     std::uint64_t dma_bytes = 0;
   };
   const Totals& totals() const { return totals_; }
+
+  // Loads issued from each die, local and remote, and the bytes of them its L2 served:
+  // the per-XCD L2 hit rate. Indexed gpu * num_dies + die.
+  struct DieLoads {
+    std::uint64_t load_bytes = 0;
+    std::uint64_t l2_hit_bytes = 0;
+  };
+  const std::vector<DieLoads>& die_loads() const { return die_loads_; }
   std::uint64_t accesses_in_flight() const { return ops_in_flight_; }
 
  private:
@@ -118,6 +128,7 @@ class MemorySystem : public sim::Component {
   void start_parts(std::span<const Part> parts, AccessKind kind, std::uint32_t gpu, std::uint32_t die,
                    std::uint32_t owner, double stream_cap, sim::Handler on_done, sim::Payload payload);
   void post(const topology::Route& route, std::uint64_t bytes);
+  void release_dies(std::uint32_t gpu, std::uint32_t first, std::uint32_t end, sim::Handler on_done, sim::Payload payload);
   fabric::RouteId network_route(const topology::Route& route, double cap);
   double load_cap(std::uint64_t part_bytes, std::uint64_t total_bytes, sim::Tick round_trip_ps, sim::Tick flow_latency_ps) const;
   const topology::Route& l2_route(std::uint32_t gpu, std::uint32_t l2);
@@ -155,6 +166,8 @@ class MemorySystem : public sim::Component {
   std::vector<std::uint32_t> free_delayed_;
   std::uint64_t ops_in_flight_ = 0;
   Totals totals_;
+  std::vector<DieLoads> die_loads_;
+  std::vector<Part> release_parts_;  // reused by every release
 };
 
 }  // namespace tessera::models::machine

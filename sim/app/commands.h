@@ -11,5 +11,6 @@ using Args = std::vector<std::string>;
 int command_run(const Args& args);
 int command_describe(const Args& args);
 int command_bench(const Args& args);
+int command_trace(const Args& args);
 
 }  // namespace tessera::app

@@ -14,6 +14,7 @@
 #include "sim/app/version.h"
 #include "sim/config/config_error.h"
 #include "sim/config/suggest.h"
+#include "workloads/trace/trace_error.h"
 
 namespace {
 
@@ -27,6 +28,9 @@ Commands:
   run [CONFIG]        run a workload on a system (no CONFIG: the embedded default)
   describe [CONFIG]   print the fully resolved configuration, with units
   bench phold         the event engine's PHOLD benchmark
+  trace inspect FILE  summarise a tile-level trace (.jsonl text or .tsrt binary)
+  trace convert IN OUT
+                      rewrite a trace in the form OUT's extension names
 
 Options:
   -h, --help          show this help (COMMAND --help for a command's options)
@@ -44,6 +48,7 @@ constexpr Command kCommands[] = {
     {"run", tessera::app::command_run},
     {"describe", tessera::app::command_describe},
     {"bench", tessera::app::command_bench},
+    {"trace", tessera::app::command_trace},
 };
 
 int dispatch(const std::string& name, const Args& args) {
@@ -73,6 +78,9 @@ int main(int argc, char** argv) {
   try {
     return dispatch(all[0], Args(all.begin() + 1, all.end()));
   } catch (const tessera::sim::config::ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const tessera::workloads::trace::TraceError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const boost::program_options::error& e) {

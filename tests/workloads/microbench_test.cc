@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <unistd.h>
 #include <fstream>
 #include <string>
 
@@ -18,7 +19,8 @@ namespace {
 
 // Reads a run config the way `tessera run` does, from YAML text.
 tessera::app::RunSpec load(const std::string& yaml) {
-  const auto path = std::filesystem::temp_directory_path() / "tessera_microbench_test.yaml";
+  // One file per process: CTest runs the cases of this file in parallel processes.
+  const auto path = std::filesystem::temp_directory_path() / ("tessera_microbench_test_" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(path) << yaml;
   auto spec = tessera::app::load_run_spec(path.string(), {});
   std::filesystem::remove(path);

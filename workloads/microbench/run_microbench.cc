@@ -72,7 +72,7 @@ class Bench {
  private:
   KernelId launch_kernel(std::uint32_t gpu, std::string name, std::uint32_t workgroups,
                          models::compute::WorkgroupBody& body) {
-    return machine_.gpu(gpu).launch(KernelLaunch{std::move(name), 0, workgroups, &body, {}, {}, 0});
+    return machine_.gpu(gpu).launch(KernelLaunch{std::move(name), 0, workgroups, &body, {}, {}, 0, {}});
   }
 
   // A timed streaming kernel ends with the kernel-boundary release (dirty L2 data written
@@ -82,7 +82,7 @@ class Bench {
     const auto index = static_cast<std::uint64_t>(timed_.size());
     timed_.push_back({gpu, 0, 0});
     timed_.back().kernel = machine_.gpu(gpu).launch(KernelLaunch{std::move(name), 0, workgroups_, streams_.back().get(),
-                                                                 {}, sim::bind<&Bench::on_kernel_complete>(this), index});
+                                                                 {}, sim::bind<&Bench::on_kernel_complete>(this), index, {}});
   }
 
   void on_kernel_complete(const sim::Payload& payload) {

@@ -32,7 +32,7 @@ GpuSpec small_gpu(std::uint32_t dies, std::uint32_t cus_per_die, std::uint32_t s
 TEST_CASE("16 workgroups over 8 dies, chunk 1: workgroup i lands on die i mod 8, least-loaded CU first") {
   Gpu g(GpuSpec{});  // MI300X: 8 x 38 CUs
   FixedBody body(g.engine, g.gpu, 16, 1000);
-  g.gpu.launch({"k", 0, 16, &body, {}, {}, 0});
+  g.gpu.launch({"k", 0, 16, &body, {}, {}, 0, {}});
   g.engine.run();
   for (std::uint32_t i = 0; i < 16; ++i) {
     CAPTURE(i);
@@ -48,7 +48,7 @@ TEST_CASE("chunk 2: workgroup i lands on die (i / 2) mod 8") {
   spec.dispatch.chunk = 2;
   Gpu g(spec);
   FixedBody body(g.engine, g.gpu, 16, 1000);
-  g.gpu.launch({"k", 0, 16, &body, {}, {}, 0});
+  g.gpu.launch({"k", 0, 16, &body, {}, {}, 0, {}});
   g.engine.run();
   for (std::uint32_t i = 0; i < 16; ++i) {
     CAPTURE(i);
@@ -62,7 +62,7 @@ TEST_CASE("launch latency delays the first workgroup start exactly; end = last w
   spec.dispatch.kernel_teardown_ps = 700;
   Gpu g(spec);
   FixedBody body(g.engine, g.gpu, 4, 1000);
-  const KernelId id = g.gpu.launch({"k", 0, 4, &body, {}, {}, 0});
+  const KernelId id = g.gpu.launch({"k", 0, 4, &body, {}, {}, 0, {}});
   g.engine.run();
   const KernelRecord& r = g.gpu.kernel(id);
   CHECK(r.launch_ps == 0);
@@ -79,7 +79,7 @@ TEST_CASE("dispatches on one die are serialised, dies dispatch in parallel") {
   spec.dispatch.kernel_launch_latency_ps = 100;
   Gpu g(spec);
   FixedBody body(g.engine, g.gpu, 8, 1000);
-  g.gpu.launch({"k", 0, 8, &body, {}, {}, 0});
+  g.gpu.launch({"k", 0, 8, &body, {}, {}, 0, {}});
   g.engine.run();
   for (std::uint32_t i = 0; i < 8; ++i) {
     CAPTURE(i);
@@ -93,7 +93,7 @@ TEST_CASE("with slots exhausted, workgroups wait in order and start when slots f
   spec.dispatch.kernel_teardown_ps = 7;
   Gpu g(spec);
   FixedBody body(g.engine, g.gpu, 5, 100);
-  const KernelId id = g.gpu.launch({"k", 0, 5, &body, {}, {}, 0});
+  const KernelId id = g.gpu.launch({"k", 0, 5, &body, {}, {}, 0, {}});
   g.engine.run();
   const sim::Tick starts[] = {0, 0, 100, 100, 200};
   const std::uint32_t cus[] = {0, 1, 0, 1, 0};
@@ -116,7 +116,7 @@ TEST_CASE("a blocked workgroup is not overtaken on its die, but other dies go on
   Gpu g(spec);
   FixedBody body(g.engine, g.gpu, 6, 100);
   const std::vector<std::uint32_t> cus{0, 1};
-  g.gpu.launch({"k", 0, 6, &body, CuPartition::of(spec.compute, cus), {}, 0});
+  g.gpu.launch({"k", 0, 6, &body, CuPartition::of(spec.compute, cus), {}, 0, {}});
   g.engine.run();
   CHECK(body.runs[0].start_ps == 0);
   CHECK(body.runs[2].start_ps == 100);
@@ -131,7 +131,7 @@ TEST_CASE("a partition on one die takes every workgroup there") {
   Gpu g(spec);
   FixedBody body(g.engine, g.gpu, 6, 100);
   const std::vector<std::uint32_t> cus{38, 39};  // die 1 only
-  g.gpu.launch({"k", 0, 6, &body, CuPartition::of(spec.compute, cus), {}, 0});
+  g.gpu.launch({"k", 0, 6, &body, CuPartition::of(spec.compute, cus), {}, 0, {}});
   g.engine.run();
   for (const auto& run : body.runs) {
     CHECK(run.die == 1);
@@ -144,7 +144,7 @@ TEST_CASE("workgroups that compute share their CU's matrix unit") {
   Gpu g(spec);
   const double tile = 2.0 * 256 * 64 * 64;
   FixedBody body(g.engine, g.gpu, 2, 0, tile);
-  const KernelId id = g.gpu.launch({"k", 0, 2, &body, {}, {}, 0});
+  const KernelId id = g.gpu.launch({"k", 0, 2, &body, {}, {}, 0, {}});
   g.engine.run();
   const sim::Tick doubled = compute_ps(2 * tile, Dtype::kFp16, spec.compute);
   CHECK(body.runs[0].end_ps == doubled);

@@ -45,8 +45,8 @@ Scenario run_pair(std::uint32_t gemm_stream, std::uint32_t comm_stream) {
   GpuCompute gpu({engine, stats}, "gpu0", 0, spec);
   FixedBody gemm(engine, gpu, 6, 1000);
   FixedBody comm(engine, gpu, 2, 1000);
-  gpu.launch({"gemm", gemm_stream, 6, &gemm, CuPartition::per_die(spec.compute, 0, 3), {}, 0});
-  gpu.launch({"comm", comm_stream, 2, &comm, CuPartition::per_die(spec.compute, 3, 1), {}, 0});
+  gpu.launch({"gemm", gemm_stream, 6, &gemm, CuPartition::per_die(spec.compute, 0, 3), {}, 0, {}});
+  gpu.launch({"comm", comm_stream, 2, &comm, CuPartition::per_die(spec.compute, 3, 1), {}, 0, {}});
   engine.run();
   return {gpu.kernels(), gemm.runs, comm.runs};
 }
@@ -82,7 +82,7 @@ TEST_CASE("completion handlers run with the tag and kernel id; an empty kernel c
   sim::stats::StatRegistry stats;
   GpuCompute gpu({engine, stats}, "gpu0", 0, spec_2x4());
   Done done{&engine, {}};
-  gpu.launch({"empty", 3, 0, nullptr, {}, sim::bind<&Done::on>(&done), 42});
+  gpu.launch({"empty", 3, 0, nullptr, {}, sim::bind<&Done::on>(&done), 42, {}});
   engine.run();
   REQUIRE(done.tags.size() == 1);
   CHECK(done.tags[0] == 42);

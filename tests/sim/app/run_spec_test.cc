@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <unistd.h>
 
 #include "sim/app/run_config_loader.h"
 #include "sim/app/run_spec.h"
@@ -31,7 +33,7 @@ TEST_CASE("system files build on their base: and physical figures follow the spe
 }
 
 TEST_CASE("the run seed reaches the workload") {
-  const auto path = std::filesystem::temp_directory_path() / "tessera_seed_test.yaml";
+  const auto path = std::filesystem::temp_directory_path() / ("tessera_seed_test_" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(path) << "system: mi300x-1\nworkload: {kind: phold}\n";
   const auto spec = app::load_run_spec(path.string(), {"seed=77"});
   std::filesystem::remove(path);

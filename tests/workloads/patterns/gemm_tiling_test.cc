@@ -1,0 +1,183 @@
+// The shared GEMM tile machinery: the XCD remap is a permutation, the grouped order covers the
+// grid once, and the trace form of the persistent loop visits exactly the tiles the Triton loop
+// `for tile in range(pid, tiles, NUM_WGS)` visits, in the same order.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <vector>
+
+#include "untimed_run.h"
+#include "workloads/patterns/gemm_tiling.h"
+
+namespace p = tessera::workloads::patterns;
+namespace tr = tessera::workloads::trace;
+
+namespace {
+
+p::GemmTiling tiling(std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint32_t bm, std::uint32_t bn,
+                     std::uint32_t group_m) {
+  p::GemmTiling t;
+  t.m = m;
+  t.n = n;
+  t.k = k;
+  t.block_m = bm;
+  t.block_n = bn;
+  t.block_k = 64;
+  t.group_m = group_m;
+  return t;
+}
+
+// A probe program: the tile loop whose body stores one byte at offset pid_m * tiles_n + pid_n,
+// so a walk reads back the tiles each workgroup visits, in order.
+tr::Trace probe(const p::GemmTiling& t, std::uint64_t num_wgs, std::uint32_t dies, p::XcdRemap remap) {
+  tr::TraceBuilder tb(1);
+  const auto buf = tb.buffer("probe", t.tiles());
+  tr::ProgramBuilder prog("probe");
+  p::append_tile_loop(prog, t, num_wgs, [&](tr::ProgramBuilder& body) {
+    body.store(buf, tr::rank(), tr::reg(p::kRegPidM) * static_cast<std::int64_t>(t.tiles_n()) + tr::reg(p::kRegPidN),
+               1);
+    // The body may clobber the scratch registers: make sure the loop does not depend on them.
+    body.set(4, 12345).set(5, -7).set(6, 99).set(7, 3);
+  });
+  tr::Kernel k;
+  k.name = "probe";
+  k.grid = num_wgs;
+  k.program = tb.program(std::move(prog));
+  k.args = {p::remap_expr(num_wgs, dies, remap)};
+  tb.launch(std::move(k));
+  return std::move(tb).build();
+}
+
+}  // namespace
+
+TEST_CASE("element sizes of the matrix types") {
+  using tessera::models::compute::Dtype;
+  CHECK(p::element_bytes(Dtype::kFp16) == 2);
+  CHECK(p::element_bytes(Dtype::kBf16) == 2);
+  CHECK(p::element_bytes(Dtype::kFp8) == 1);
+  CHECK(p::element_bytes(Dtype::kFp32) == 4);
+}
+
+TEST_CASE("the chiplet swizzle is a permutation of the workgroup ids and matches its expression") {
+  struct Case {
+    std::uint64_t num_wgs;
+    std::uint32_t dies;
+  };
+  for (const Case c : {Case{304, 8}, Case{132, 2}, Case{16, 8}, Case{8, 8}, Case{576, 8}, Case{7, 1}}) {
+    CAPTURE(c.num_wgs);
+    CAPTURE(c.dies);
+    REQUIRE_FALSE(p::remap_problem(c.num_wgs, c.dies, p::XcdRemap::kChipletSwizzle));
+    const tr::Expr e = p::remap_expr(c.num_wgs, c.dies, p::XcdRemap::kChipletSwizzle);
+    std::set<std::uint64_t> seen;
+    for (std::uint64_t wg = 0; wg < c.num_wgs; ++wg) {
+      const std::uint64_t pid = p::remap_workgroup(wg, c.num_wgs, c.dies, p::XcdRemap::kChipletSwizzle);
+      tr::VarValues vars{};
+      vars[static_cast<int>(tr::Var::kWg)] = static_cast<std::int64_t>(wg);
+      CHECK(e.eval(vars) == static_cast<std::int64_t>(pid));
+      CHECK(pid < c.num_wgs);
+      seen.insert(pid);
+    }
+    CHECK(seen.size() == c.num_wgs);
+  }
+  // Consecutive pids land on one die: workgroups 0, 8, 16 (die 0) get pids 0, 1, 2 of 304.
+  CHECK(p::remap_workgroup(0, 304, 8, p::XcdRemap::kChipletSwizzle) == 0);
+  CHECK(p::remap_workgroup(8, 304, 8, p::XcdRemap::kChipletSwizzle) == 1);
+  CHECK(p::remap_workgroup(1, 304, 8, p::XcdRemap::kChipletSwizzle) == 38);
+  CHECK(p::remap_workgroup(5, 304, 8, p::XcdRemap::kNone) == 5);
+  // Not a multiple of the dies: refused, with the reason.
+  const auto problem = p::remap_problem(300, 8, p::XcdRemap::kChipletSwizzle);
+  REQUIRE(problem);
+  CHECK(problem->find("multiple") != std::string::npos);
+  CHECK_FALSE(p::remap_problem(300, 8, p::XcdRemap::kNone));
+}
+
+TEST_CASE("grouped order: Triton's example and a bijection onto the tile grid") {
+  // 3 x 2 tiles, groups of 2 row-blocks: (0,0) (1,0) (0,1) (1,1), then the last group of one row.
+  const p::GemmTiling small = tiling(3 * 16, 2 * 16, 64, 16, 16, 2);
+  const std::vector<p::TileCoord> expected{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {2, 0}, {2, 1}};
+  for (std::uint64_t t = 0; t < small.tiles(); ++t) CHECK(p::tile_coord(small, t) == expected[t]);
+
+  for (const p::GemmTiling& t : {tiling(1024, 3584, 8192, 256, 64, 6), tiling(8192, 4608, 64, 256, 256, 6),
+                                 tiling(1000, 700, 64, 256, 64, 3), tiling(1, 3584, 64, 256, 64, 8)}) {
+    std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
+    for (std::uint64_t tile = 0; tile < t.tiles(); ++tile) {
+      const p::TileCoord c = p::tile_coord(t, tile);
+      CHECK(c.pid_m < t.tiles_m());
+      CHECK(c.pid_n < t.tiles_n());
+      seen.insert({c.pid_m, c.pid_n});
+    }
+    CHECK(seen.size() == t.tiles());
+  }
+}
+
+TEST_CASE("edge tiles: rows and columns of the last blocks, as expressions") {
+  const p::GemmTiling t = tiling(1000, 700, 64, 256, 64, 3);
+  const tr::Expr rows = p::rows_expr(t);
+  const tr::Expr cols = p::cols_expr(t);
+  for (std::uint64_t pm = 0; pm < t.tiles_m(); ++pm) {
+    for (std::uint64_t pn = 0; pn < t.tiles_n(); ++pn) {
+      tr::VarValues v{};
+      v[static_cast<int>(tr::Var::kReg0) + p::kRegPidM] = static_cast<std::int64_t>(pm);
+      v[static_cast<int>(tr::Var::kReg0) + p::kRegPidN] = static_cast<std::int64_t>(pn);
+      CHECK(rows.eval(v) == static_cast<std::int64_t>(t.rows_of(pm)));
+      CHECK(cols.eval(v) == static_cast<std::int64_t>(t.cols_of(pn)));
+    }
+  }
+  CHECK(t.rows_of(3) == 1000 - 768);
+  CHECK(t.cols_of(10) == 700 - 640);
+  CHECK(p::rows_expr(tiling(1, 64, 64, 256, 64, 1)).constant == 1);
+}
+
+TEST_CASE("the persistent tile loop visits the tiles of range(pid, tiles, NUM_WGS) in order") {
+  struct Case {
+    p::GemmTiling t;
+    std::uint64_t num_wgs;
+    std::uint32_t dies;
+    p::XcdRemap remap;
+  };
+  const std::vector<Case> cases{
+      {tiling(1024, 3584, 8192, 256, 64, 6), 304, 8, p::XcdRemap::kNone},  // 224 tiles < 304: idle workgroups
+      {tiling(1024, 3584, 8192, 256, 64, 6), 304, 8, p::XcdRemap::kChipletSwizzle},
+      {tiling(8192, 4608, 64, 256, 256, 6), 304, 8, p::XcdRemap::kChipletSwizzle},  // 576 tiles: 2 rounds
+      {tiling(1000, 700, 64, 256, 64, 3), 16, 8, p::XcdRemap::kChipletSwizzle},    // partial tiles and last group
+      {tiling(1000, 700, 64, 256, 64, 8), 5, 1, p::XcdRemap::kNone},                // group_m > tiles_m
+      {tiling(1000, 700, 64, 256, 64, 2), 44, 2, p::XcdRemap::kChipletSwizzle},     // non-persistent: grid = tiles
+      {tiling(64 * 7, 64 * 5, 64, 64, 64, 3), 3, 1, p::XcdRemap::kNone},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.t.m);
+    CAPTURE(c.t.group_m);
+    CAPTURE(c.num_wgs);
+    const tr::Trace trace = probe(c.t, c.num_wgs, c.dies, c.remap);
+    std::vector<std::vector<std::int64_t>> visited(c.num_wgs);
+    tessera::workloads::patterns::test::walk_all(trace, [&](const tessera::workloads::patterns::test::ExecutedOp& e) {
+      visited[e.wg].push_back(e.op.b);
+    });
+    std::vector<int> count(c.t.tiles(), 0);
+    for (std::uint64_t wg = 0; wg < c.num_wgs; ++wg) {
+      const std::uint64_t pid = p::remap_workgroup(wg, c.num_wgs, c.dies, c.remap);
+      std::vector<std::int64_t> expected;
+      for (std::uint64_t tile = pid; tile < c.t.tiles(); tile += c.num_wgs) {
+        const p::TileCoord tc = p::tile_coord(c.t, tile);
+        expected.push_back(static_cast<std::int64_t>(tc.pid_m * c.t.tiles_n() + tc.pid_n));
+      }
+      CHECK(visited[wg] == expected);
+      CHECK(visited[wg].size() == p::tiles_of_pid(c.t, c.num_wgs, pid));
+      for (std::int64_t v : visited[wg]) ++count[static_cast<std::size_t>(v)];
+    }
+    for (int n : count) CHECK(n == 1);
+  }
+}
+
+TEST_CASE("tiling problems name the key") {
+  p::GemmTiling t = tiling(1024, 1024, 1000, 256, 256, 6);
+  auto problem = p::tiling_problem(t);
+  REQUIRE(problem);
+  CHECK(problem->key == "k");
+  CHECK(problem->message.find("block_k") != std::string::npos);
+  t.k = 1024;
+  CHECK_FALSE(p::tiling_problem(t));
+  t.group_m = 0;
+  REQUIRE(p::tiling_problem(t));
+  CHECK(p::tiling_problem(t)->key == "group_m");
+}

@@ -1,0 +1,150 @@
+// Replay against hand-computed timelines, and the ways a trace can fail: deadlocks and
+// accesses outside buffers are reported, never hung on or crashed.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "tests/models/topology/test_systems.h"
+#include "workloads/replay/replay.h"
+#include "workloads/replay/replay_error.h"
+#include "workloads/trace/builder.h"
+
+using namespace tessera::workloads::trace;
+using tessera::models::SystemSpec;
+using tessera::models::sync::Compare;
+using tessera::workloads::replay::DeadlockError;
+using tessera::workloads::replay::ReplayError;
+using tessera::workloads::replay::replay_trace;
+
+namespace {
+
+constexpr std::int64_t kMiB = 1 << 20;
+
+SystemSpec two_mi300x() {
+  SystemSpec s = tessera::models::topology::test::mi300x(2);
+  s.gpu.dispatch.kernel_launch_latency_ps = 1'000'000;  // 1 us
+  return s;
+}
+
+double ns(double bytes, double rate) { return bytes / rate * 1e9; }
+
+}  // namespace
+
+// Rank 0 stores 1 MiB into rank 1's inbox and releases a flag there; rank 1 waits for it,
+// acquires the inbox and reads it. Every step by hand (mi300x test system, 2 GPUs):
+//   launch latency 1 us on both ranks;
+//   store: CU port 64 B x 2.1 GHz = 134.4 GB/s < 7 xGMI links (448 GB/s), then the route's
+//     latency: IOD hop 20 ns + xGMI 700 ns + HBM 428 ns = 1148 ns;
+//   release: nothing dirty in the producer's L2 (remote stores bypass it); the flag store is
+//     performed at the home after half its round trip (20 + 700 ns out, 700 + 20 back): 720 ns;
+//   wait: local flag, zero latency: satisfied when the store is performed;
+//   load: the remote store left a clean copy in rank 1's MALL: a MALL hit after its 138 ns hit
+//     latency, at the port rate (the window is no limit: 64 KiB / 138 ns = 475 GB/s).
+TEST_CASE("a hand-written push trace gives the hand-computed makespan") {
+  TraceBuilder t(2);
+  const auto inbox = t.buffer("inbox", kMiB);
+  ProgramBuilder producer("producer");
+  producer.store(inbox, 1, 0, kMiB).release(1, 7, 1);
+  ProgramBuilder consumer("consumer");
+  consumer.wait(1, 7, Compare::kGe, 1, inbox, 0, kMiB).load(inbox, rank(), 0, kMiB);
+  const auto p = t.program(std::move(producer));
+  const auto c = t.program(std::move(consumer));
+  t.launch({"producer", 0, 0, 1, p, {}});
+  t.launch({"consumer", 1, 0, 1, c, {}});
+  const Trace trace = std::move(t).build();
+
+  const auto r = replay_trace(trace, two_mi300x());
+  const double port = 64 * 2.1e9;
+  const double store_end = 1000 + ns(kMiB, port) + 1148;
+  const double flag_seen = store_end + 720;
+  const double expected = flag_seen + 138 + ns(kMiB, port);
+  CHECK(static_cast<double>(r.makespan_ps) / 1e3 == doctest::Approx(expected).epsilon(1e-5));
+  REQUIRE(r.kernels.size() == 2);
+  CHECK(static_cast<double>(r.kernels[0].end_ps) / 1e3 == doctest::Approx(store_end).epsilon(1e-5));
+  CHECK(static_cast<double>(r.kernels[1].start_ps) / 1e3 == doctest::Approx(1000.0));
+  CHECK(r.kernels[1].completed);
+  CHECK(r.link_class_bytes.at("xgmi") == static_cast<std::uint64_t>(kMiB));
+  CHECK(r.mall_hit_rate == doctest::Approx(1.0));
+}
+
+TEST_CASE("kernels on one stream run in order; on two streams they overlap") {
+  auto make = [](std::uint32_t second_stream) {
+    TraceBuilder t(1);
+    ProgramBuilder work("work");
+    work.compute(2LL * 256 * 256 * 64 * 100);
+    const auto p = t.program(std::move(work));
+    t.launch({"a", 0, 0, 8, p, {}});
+    t.launch({"b", 0, second_stream, 8, p, {}});
+    return std::move(t).build();
+  };
+  const auto serial = replay_trace(make(0), tessera::models::topology::test::mi300x(1));
+  const auto parallel = replay_trace(make(1), tessera::models::topology::test::mi300x(1));
+  CHECK(serial.kernels[1].start_ps >= serial.kernels[0].end_ps);
+  CHECK(parallel.kernels[1].start_ps < parallel.kernels[0].end_ps);
+  CHECK(parallel.makespan_ps < serial.makespan_ps);
+}
+
+TEST_CASE("device and all-rank barriers hold every workgroup until the last arrives") {
+  TraceBuilder t(2);
+  const auto buf = t.buffer("x", kMiB);
+  ProgramBuilder prog("staggered");
+  // Workgroup w first loads (w+1) x 64 KiB, so arrivals are staggered; after the barrier each loads 4 KiB.
+  prog.load(buf, rank(), 0, (wg() + 1) * 65536).barrier(BarrierScope::kAllRanks, 3).load(buf, rank(), 0, 4096);
+  const auto p = t.program(std::move(prog));
+  t.launch({"k", 0, 0, 4, p, {}});
+  t.launch({"k", 1, 0, 2, p, {}});
+  const auto r = replay_trace(std::move(t).build(), tessera::models::topology::test::mi300x(2));
+  // Both kernels end after the slowest pre-barrier load (rank 0's 256 KiB workgroup).
+  CHECK(r.kernels[0].completed);
+  CHECK(r.kernels[1].completed);
+  const double diff = std::abs(static_cast<double>(r.kernels[0].end_ps) - static_cast<double>(r.kernels[1].end_ps));
+  CHECK(diff < 200'000.0);  // both finish within the last 4 KiB load of each other
+}
+
+TEST_CASE("a wait nothing releases is reported with its flag, not hung on") {
+  TraceBuilder t(1);
+  ProgramBuilder prog("stuck");
+  prog.wait(0, 42, Compare::kGe, 1);
+  const auto p = t.program(std::move(prog));
+  t.launch({"stuck", 0, 0, 2, p, {}});
+  try {
+    replay_trace(std::move(t).build(), tessera::models::topology::test::mi300x(1));
+    FAIL("no deadlock reported");
+  } catch (const DeadlockError& e) {
+    const std::string m = e.what();
+    CHECK(m.find("flag (rank 0, id 42)") != std::string::npos);
+    CHECK(m.find("rank 0 waits") != std::string::npos);
+  }
+}
+
+TEST_CASE("a device barrier wider than the GPU can hold is a deadlock, reported") {
+  SystemSpec s = tessera::models::topology::test::mi300x(1);
+  s.gpu.compute.workgroup_slots_per_cu = 1;
+  TraceBuilder t(1);
+  ProgramBuilder prog("too_wide");
+  prog.barrier(BarrierScope::kDevice, 0);
+  const auto p = t.program(std::move(prog));
+  t.launch({"too_wide", 0, 0, 8 * 38 + 1, p, {}});  // one more than the CUs x slots
+  CHECK_THROWS_WITH_AS(replay_trace(std::move(t).build(), s), doctest::Contains("device barrier 0"), DeadlockError);
+}
+
+TEST_CASE("accesses outside a buffer and traces larger than the system are errors") {
+  TraceBuilder t(1);
+  const auto buf = t.buffer("small", 4096);
+  ProgramBuilder prog("overrun");
+  prog.load(buf, rank(), wg() * 4096, 4096);
+  const auto p = t.program(std::move(prog));
+  t.launch({"overrun", 0, 0, 2, p, {}});
+  CHECK_THROWS_WITH_AS(replay_trace(std::move(t).build(), tessera::models::topology::test::mi300x(1)),
+                       doctest::Contains("workgroup 1: program 'overrun' instruction 0 (load): bytes [4096, 4096+4096) outside buffer 'small'"),
+                       ReplayError);
+  TraceBuilder two(2);
+  ProgramBuilder nothing("nothing");
+  nothing.compute(1);
+  const auto q = two.program(std::move(nothing));
+  two.launch({"n", 0, 0, 1, q, {}});
+  two.launch({"n", 1, 0, 1, q, {}});
+  CHECK_THROWS_WITH_AS(replay_trace(std::move(two).build(), tessera::models::topology::test::mi300x(1)),
+                       doctest::Contains("2 ranks"), ReplayError);
+}

@@ -1,0 +1,109 @@
+// Expressions: the text form reads back to an equal Expr, evaluation follows C++ integer
+// rules (division toward zero), and malformed text names its column.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/workloads/trace/trace_test_support.h"
+#include "workloads/trace/expr.h"
+
+using namespace tessera::workloads::trace;
+
+namespace {
+
+Expr parsed(const std::string& text) {
+  std::string error;
+  const auto e = parse_expr(text, &error);
+  REQUIRE_MESSAGE(e.has_value(), text, ": ", error);
+  return *e;
+}
+
+std::string parse_error(const std::string& text) {
+  std::string error;
+  const auto e = parse_expr(text, &error);
+  CHECK_MESSAGE(!e.has_value(), text);
+  return error;
+}
+
+VarValues values(std::int64_t wg_value, std::int64_t rank_value = 0) {
+  VarValues v{};
+  v[static_cast<int>(Var::kWg)] = wg_value;
+  v[static_cast<int>(Var::kNumWg)] = 304;
+  v[static_cast<int>(Var::kRank)] = rank_value;
+  v[static_cast<int>(Var::kNumRanks)] = 8;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("expressions print in a form that parses back to an equal expression") {
+  const Expr samples[] = {
+      Expr(0),
+      Expr(-42),
+      Expr(9'000'000'000'000LL),
+      wg() * 4096 + 64,
+      div(reg(1), 14) * 262144 - loop(0),
+      mod(div(reg(1), 14), 4) * 262144 - loop(0) * 3 - 1,
+      wg() * -1,
+      rank() * -7 + num_ranks() + 5,
+      mod(wg(), 8) * 2 + div(num_wg(), 3),
+      loop(3) + reg(7) - loop(2),
+  };
+  for (const Expr& e : samples) {
+    const std::string text = to_string(e);
+    CHECK_MESSAGE(parsed(text) == e, text);
+    CHECK(to_string(parsed(text)) == text);
+  }
+}
+
+TEST_CASE("the documented spellings parse to what they say") {
+  CHECK(parsed("4096") == Expr(4096));
+  CHECK(parsed("wg*4096 + 64") == wg() * 4096 + 64);
+  CHECK(parsed("4096*wg+64") == wg() * 4096 + 64);
+  CHECK(parsed("2*(wg/8)") == div(wg(), 8) * 2);
+  CHECK(parsed("(wg/8)*2") == div(wg(), 8) * 2);
+  CHECK(parsed("r1/14%4*262144 - i0") == mod(div(reg(1), 14), 4) * 262144 - loop(0));
+  CHECK(parsed("-wg") == wg() * -1);
+  CHECK(parsed("  -3*rank + 7 ") == rank() * -3 + 7);
+  CHECK(parsed("wg + wg") == wg() * 2);  // like terms merge
+  CHECK(parsed("wg - wg + 1") == Expr(1));
+  CHECK(parsed("nwg + nranks") == num_wg() + num_ranks());
+}
+
+TEST_CASE("evaluation: division rounds toward zero, modulo keeps the dividend's sign") {
+  CHECK(parsed("wg*4096 + 64").eval(values(3)) == 3 * 4096 + 64);
+  CHECK(parsed("wg/8").eval(values(15)) == 1);
+  CHECK(parsed("wg%8").eval(values(15)) == 7);
+  CHECK(parsed("wg/4%3").eval(values(23)) == 2);  // (23 / 4) % 3
+  CHECK(parsed("-2*wg + nwg").eval(values(5)) == -10 + 304);
+  CHECK(parsed("rank*100 - nranks").eval(values(0, 3)) == 292);
+  VarValues v = values(0);
+  v[static_cast<int>(Var::kReg0)] = -7;
+  CHECK(parsed("r0/2").eval(v) == -3);
+  CHECK(parsed("r0%4").eval(v) == -3);
+  CHECK(parsed("-1*r0").eval(v) == 7);
+}
+
+TEST_CASE("malformed expressions are rejected with the column") {
+  CHECK(parse_error("wg*") == "expected an integer factor at column 4");
+  CHECK(parse_error("foo").find("expected a variable") != std::string::npos);
+  CHECK(parse_error("foo").find("column 1") != std::string::npos);
+  CHECK(parse_error("wg + ").find("column") != std::string::npos);
+  CHECK(parse_error("wg/0").find("positive divisor") != std::string::npos);
+  CHECK(parse_error("wg%-3").find("positive modulus") != std::string::npos);
+  CHECK(parse_error("wg * 2 wg").find("expected + or -") != std::string::npos);
+  CHECK(parse_error("(wg/2").find("expected )") != std::string::npos);
+  CHECK(parse_error("r8").find("expected a variable") != std::string::npos);
+  CHECK(parse_error("i4").find("expected a variable") != std::string::npos);
+  CHECK(parse_error("wg + rank + i0 + i1").find("more than 3 terms") != std::string::npos);
+  CHECK(parse_error("").size() > 0);
+}
+
+TEST_CASE("builder sugar refuses what a single term cannot hold") {
+  CHECK_THROWS_AS(div(wg() + 1, 2), std::invalid_argument);
+  CHECK_THROWS_AS(div(mod(wg(), 4), 2), std::invalid_argument);
+  CHECK_THROWS_AS(loop(4), std::out_of_range);
+  CHECK_THROWS_AS(reg(8), std::out_of_range);
+  CHECK_THROWS_AS(wg() + rank() + loop(0) + loop(1), std::length_error);
+  CHECK(var_name(static_cast<std::uint8_t>(Var::kNumRanks)) == "nranks");
+}

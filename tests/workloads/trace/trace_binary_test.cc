@@ -1,0 +1,144 @@
+// The binary form: exact round trips, and every truncation or corruption is a TraceError
+// with the byte offset (never a crash, a huge allocation or another exception).
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+
+#include "tests/workloads/trace/trace_test_support.h"
+#include "workloads/trace/trace_binary.h"
+
+using namespace tessera::workloads::trace;
+
+namespace {
+
+std::string bytes_of(const Trace& t) {
+  std::ostringstream out(std::ios::binary);
+  write_trace_binary(out, t);
+  return out.str();
+}
+
+Trace read_bytes(const std::string& bytes) {
+  std::istringstream in(bytes, std::ios::binary);
+  return read_trace_binary(in, "t.tsrt");
+}
+
+std::string error_of(const std::string& bytes) {
+  try {
+    read_bytes(bytes);
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void put_u32(std::string& bytes, std::size_t at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+}  // namespace
+
+TEST_CASE("binary round trip is exact, and writing is deterministic") {
+  const Trace original = test::sample_trace();
+  const std::string bytes = bytes_of(original);
+  CHECK(bytes.rfind("TSRTRACE", 0) == 0);
+  const Trace back = read_bytes(bytes);
+  test::check_same(original, back);
+  CHECK(bytes_of(back) == bytes);
+}
+
+TEST_CASE("binary keeps fields the text form leaves out") {
+  Trace t = test::sample_trace();
+  t.programs[1].instrs[0].d = wg() * 3;  // a compute op does not use d
+  t.programs[1].instrs[0].compare = tessera::models::sync::Compare::kNe;
+  const Trace back = read_bytes(bytes_of(t));
+  CHECK(back.programs[1].instrs[0].d == wg() * 3);
+  CHECK(back.programs[1].instrs[0].compare == tessera::models::sync::Compare::kNe);
+}
+
+TEST_CASE("the header: magic and version") {
+  const std::string good = bytes_of(test::sample_trace());
+  CHECK(error_of("") == R"(t.tsrt: byte 0: not a binary trace (the magic bytes "TSRTRACE" are missing))");
+  CHECK(error_of("{\"tessera_trace\": 1}") == R"(t.tsrt: byte 0: not a binary trace (the magic bytes "TSRTRACE" are missing))");
+  std::string v2 = good;
+  put_u32(v2, 8, 2);
+  CHECK(error_of(v2) == "t.tsrt: byte 8: format version 2 (this Tessera reads version 1)");
+  std::string no_ranks = good;
+  put_u32(no_ranks, 12, 0);
+  CHECK(error_of(no_ranks) == "t.tsrt: byte 12: ranks must be at least 1");
+}
+
+TEST_CASE("every truncation is a TraceError with a byte offset") {
+  const std::string good = bytes_of(test::sample_trace());
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    const std::string message = error_of(good.substr(0, n));
+    CHECK_MESSAGE(message.rfind("t.tsrt: byte ", 0) == 0, "length ", n, ": ", message);
+  }
+  CHECK(error_of(good.substr(0, 20)).find("truncated") != std::string::npos);
+  CHECK(error_of(good + "x") == "t.tsrt: byte " + std::to_string(good.size()) + ": 1 trailing bytes after the trace (corrupt)");
+}
+
+TEST_CASE("absurd counts are refused before anything is allocated") {
+  const std::string good = bytes_of(test::sample_trace());
+  std::string ranks = good;
+  put_u32(ranks, 12, 0xffffffff);
+  CHECK(error_of(ranks).rfind("t.tsrt: byte 12: ranks 4294967295: their host lists cannot fit", 0) == 0);
+  std::string buffers = good;
+  put_u32(buffers, 16, 0xffffffff);
+  CHECK(error_of(buffers).rfind("t.tsrt: byte 16: buffer count: 4294967295 cannot fit in the", 0) == 0);
+  std::string name = good;
+  put_u32(name, 20, 0x7fffffff);  // the first buffer's name length
+  CHECK(error_of(name).rfind("t.tsrt: byte 20: buffer 0 name: length 2147483647 but only", 0) == 0);
+}
+
+TEST_CASE("corrupt enums and expressions name the byte and the field") {
+  const Trace t = test::sample_trace();
+  const std::string good = bytes_of(t);
+  // The first instruction follows the header (16 bytes), the buffers, the program count and
+  // the first program's name and instruction count.
+  std::size_t at = 16 + 4;
+  for (const Buffer& b : t.buffers) at += 4 + b.name.size() + 8;
+  at += 4 + 4 + t.programs[0].name.size() + 4;
+  std::string kind = good;
+  kind[at] = 99;
+  CHECK(error_of(kind) == "t.tsrt: byte " + std::to_string(at) + ": program 0 instruction 0 op: 99 is out of range (corrupt)");
+  std::string mask = good;
+  mask[at + 5] = static_cast<char>(0x40);
+  CHECK(error_of(mask) == "t.tsrt: byte " + std::to_string(at + 5) +
+                              ": program 0 instruction 0 expression mask: 0x40 is out of range (corrupt)");
+  // The first instruction is `set r2 = 3*(wg/4) + 1`: expression a follows the 10 fixed bytes.
+  std::string terms = good;
+  terms[at + 10 + 8] = 4;
+  CHECK(error_of(terms) == "t.tsrt: byte " + std::to_string(at + 18) +
+                               ": program 0 instruction 0 expression a: 4 terms (at most 3; corrupt)");
+  std::string var = good;
+  var[at + 10 + 8 + 1 + 8] = 16;
+  CHECK(error_of(var) == "t.tsrt: byte " + std::to_string(at + 27) +
+                             ": program 0 instruction 0 expression a: variable 16 is out of range (corrupt)");
+  std::string div = good;
+  put_u32(div, at + 28, 0);
+  CHECK(error_of(div) == "t.tsrt: byte " + std::to_string(at + 28) +
+                             ": program 0 instruction 0 expression a: division by zero (corrupt)");
+}
+
+TEST_CASE("any single corrupted byte gives a trace or a TraceError, nothing else") {
+  const std::string good = bytes_of(test::sample_trace());
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    for (const unsigned char flip : {0x01, 0x80, 0xff}) {
+      std::string bad = good;
+      bad[i] = static_cast<char>(static_cast<unsigned char>(bad[i]) ^ flip);
+      try {
+        read_bytes(bad);
+      } catch (const TraceError&) {
+      } catch (const std::exception& e) {
+        FAIL("byte ", i, " ^ ", int(flip), ": ", e.what());
+      }
+    }
+  }
+}
+
+TEST_CASE("a binary trace that breaks a rule is reported with validate's words") {
+  Trace t = test::sample_trace();
+  t.kernels[0].grid = 0;
+  CHECK(error_of(bytes_of(t)) == "t.tsrt: kernel 'main': grid must be at least 1");
+}

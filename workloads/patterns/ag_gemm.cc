@@ -1,0 +1,217 @@
+#include "workloads/patterns/ag_gemm.h"
+
+#include <fmt/format.h>
+
+#include "workloads/patterns/concat_kernel.h"
+#include "workloads/patterns/push_shards.h"
+
+namespace tessera::workloads::patterns {
+
+namespace {
+
+constexpr double kMaxDim = 1 << 24;
+
+// The pieces every variant shares: tiling, layouts, grid.
+struct Plan {
+  std::uint32_t ranks = 1;
+  GemmTiling tiling;
+  std::uint64_t grid = 1;
+  SlabLayout shard;    // rank r's m x k_s shard
+  SlabLayout stacked;  // [ranks][m x k_s]: A_gathered, A_inbox
+  SlabLayout whole;    // one m x k matrix: A after the concat
+  BLayout b;
+  CLayout c;
+};
+
+Plan plan_of(const AgGemmParams& p, const models::SystemSpec& system) {
+  Plan plan;
+  plan.ranks = ranks_of(p, system);
+  plan.tiling = tiling_of(p);
+  plan.grid = p.workgroups != 0 ? p.workgroups : models::total_compute_units(system.gpu);
+  const GemmTiling& t = plan.tiling;
+  const SlabLayout slabs{t.m, t.k / plan.ranks, plan.ranks, t.block_m, t.block_k, t.elem_bytes, p.addressing,
+                         SlabPlacement::kOwnSlab};
+  plan.shard = slabs;
+  plan.stacked = slabs;
+  plan.stacked.placement = SlabPlacement::kStacked;
+  plan.whole = slabs;
+  plan.whole.placement = SlabPlacement::kOneMatrix;
+  plan.b = BLayout{t.k, t.n, t.block_k, t.block_n, t.elem_bytes, p.addressing};
+  plan.c = CLayout{t.m, t.n, t.block_m, t.block_n, t.elem_bytes, p.addressing};
+  return plan;
+}
+
+void launch_gemm(trace::TraceBuilder& tb, const Plan& plan, std::uint32_t program, const AgGemmParams& p,
+                 const models::SystemSpec& system) {
+  for (std::uint32_t rank = 0; rank < plan.ranks; ++rank) {
+    trace::Kernel k;
+    k.name = "gemm";
+    k.rank = rank;
+    k.grid = plan.grid;
+    k.program = program;
+    k.args = {remap_expr(plan.grid, system.gpu.compute.num_dies, p.xcd_remap)};
+    tb.launch(std::move(k));
+  }
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, AgGemmVariant>>& ag_gemm_variant_choices() {
+  static const std::vector<std::pair<std::string, AgGemmVariant>> names{
+      {"bsp", AgGemmVariant::kBsp}, {"pull", AgGemmVariant::kPull}, {"push", AgGemmVariant::kPush}};
+  return names;
+}
+
+const std::vector<std::pair<std::string, PeerOrder>>& peer_order_choices() {
+  static const std::vector<std::pair<std::string, PeerOrder>> names{{"natural", PeerOrder::kNatural},
+                                                                    {"staggered", PeerOrder::kStaggered}};
+  return names;
+}
+
+const sim::config::Schema<AgGemmParams>& ag_gemm_schema() {
+  using S = sim::config::Schema<AgGemmParams>;
+  static const S s =
+      S("ag_gemm", "All-Gather + GEMM: A sharded along K, B replicated, every rank computes C (BRIEF §4)")
+          .count("m", &AgGemmParams::m, "rows of A and C").range(1, kMaxDim)
+          .count("n", &AgGemmParams::n, "columns of B and C").range(1, kMaxDim)
+          .count("k", &AgGemmParams::k, "columns of A (all ranks together); a multiple of ranks x block_k")
+          .range(1, kMaxDim)
+          .choice("dtype", &AgGemmParams::dtype, dtype_choices(), "element type of A, B and C")
+          .count("block_m", &AgGemmParams::block_m, "tile rows").range(1, 4096)
+          .count("block_n", &AgGemmParams::block_n, "tile columns").range(1, 4096)
+          .count("block_k", &AgGemmParams::block_k, "K-loop step").range(1, 4096)
+          .count("group_m", &AgGemmParams::group_m, "row-blocks per group of the tile order (GROUP_SIZE_M)")
+          .range(1, 1 << 16)
+          .count("ranks", &AgGemmParams::ranks, "GPUs taking part; 0: all GPUs of the system").range(0, 1 << 16)
+          .count("workgroups", &AgGemmParams::workgroups, "persistent GEMM grid; 0: one per CU").range(0, 1 << 20)
+          .choice("xcd_remap", &AgGemmParams::xcd_remap, xcd_remap_choices(),
+                  "GEMM workgroup id remap: chiplet_swizzle puts consecutive tiles on one die")
+          .choice("variant", &AgGemmParams::variant, ag_gemm_variant_choices(),
+                  "bsp: all-gather kernel, concat, GEMM; pull: remote loads in the K-loop; push: producer "
+                  "stores blocks to every inbox with a flag each, GEMM waits per block")
+          .choice("addressing", &AgGemmParams::addressing, tile_addressing_choices(),
+                  "panels: one op per tile block; rows: one op per block row (exact row-major, ~100x the ops)")
+          .choice("peer_order", &AgGemmParams::peer_order, peer_order_choices(),
+                  "order of the ranks a GEMM reads (pull, push) or a producer writes (push)")
+          .choice("collective", &AgGemmParams::collective, all_gather_algorithm_choices(),
+                  "bsp: all-gather algorithm")
+          .count("collective_workgroups", &AgGemmParams::collective_workgroups, "bsp: all-gather channels")
+          .range(1, 1 << 16)
+          .bytes("collective_chunk", &AgGemmParams::collective_chunk_bytes,
+                 "bsp: the largest piece an all-gather channel moves at once")
+          .range(128, 1ULL << 40)
+          .boolean("concat", &AgGemmParams::concat,
+                   "bsp: copy the gathered shards into one m x k matrix before the GEMM (torch.cat)")
+          .check([](const AgGemmParams& p) -> std::optional<std::string> {
+            if (auto problem = tiling_problem(tiling_of(p))) return problem->key + ": " + problem->message;
+            return std::nullopt;
+          });
+  return s;
+}
+
+std::uint32_t ranks_of(const AgGemmParams& p, const models::SystemSpec& system) {
+  return p.ranks != 0 ? p.ranks : system.num_gpus;
+}
+
+GemmTiling tiling_of(const AgGemmParams& p) {
+  GemmTiling t;
+  t.m = p.m;
+  t.n = p.n;
+  t.k = p.k;
+  t.block_m = p.block_m;
+  t.block_n = p.block_n;
+  t.block_k = p.block_k;
+  t.group_m = p.group_m;
+  t.elem_bytes = element_bytes(p.dtype);
+  return t;
+}
+
+std::optional<ParamProblem> check_against_system(const AgGemmParams& p, const models::SystemSpec& system) {
+  const std::uint32_t ranks = ranks_of(p, system);
+  if (ranks == 0) return ParamProblem{"ranks", "the system has no GPUs"};
+  if (ranks > system.num_gpus) {
+    return ParamProblem{"ranks", fmt::format("{} ranks but the system '{}' has {} GPU(s)", ranks, system.name,
+                                             system.num_gpus)};
+  }
+  if (auto problem = tiling_problem(tiling_of(p))) return problem;
+  if (p.k % (std::uint64_t{ranks} * p.block_k) != 0) {
+    return ParamProblem{"k", fmt::format("k ({}) must be a multiple of ranks x block_k ({} x {} = {}): each rank "
+                                         "owns k / ranks columns of A, walked in block_k steps",
+                                         p.k, ranks, p.block_k, std::uint64_t{ranks} * p.block_k)};
+  }
+  const std::uint64_t grid = p.workgroups != 0 ? p.workgroups : models::total_compute_units(system.gpu);
+  if (grid == 0) return ParamProblem{"workgroups", "the system has no compute units"};
+  if (auto problem = remap_problem(grid, system.gpu.compute.num_dies, p.xcd_remap)) {
+    return ParamProblem{"workgroups", *problem};
+  }
+  return std::nullopt;
+}
+
+trace::Trace make_ag_gemm(const AgGemmParams& p, const models::SystemSpec& system) {
+  throw_if_problem("ag_gemm", check_against_system(p, system));
+  const Plan plan = plan_of(p, system);
+  const GemmTiling& t = plan.tiling;
+  const bool stagger = p.peer_order == PeerOrder::kStaggered;
+
+  trace::TraceBuilder tb(plan.ranks);
+  const std::uint32_t shard = tb.buffer("A_shard", plan.shard.buffer_bytes());
+  OutputTileSpec gemm;
+  gemm.dtype = p.dtype;
+  gemm.b = plan.b;
+  gemm.c = plan.c;
+  gemm.b_buffer = tb.buffer("B", plan.b.buffer_bytes());
+  gemm.c_buffer = tb.buffer("C", plan.c.buffer_bytes());
+  tb.rank_barrier();
+
+  switch (p.variant) {
+    case AgGemmVariant::kBsp: {
+      AllGatherSpec ag;
+      ag.algorithm = p.collective;
+      ag.input_buffer = shard;
+      ag.output_buffer = tb.buffer("A_gathered", plan.stacked.buffer_bytes());
+      ag.shard_bytes = plan.shard.slab_bytes();
+      ag.channels = p.collective_workgroups;
+      ag.chunk_bytes = p.collective_chunk_bytes;
+      append_all_gather(tb, plan.ranks, ag);
+      gemm.a = plan.stacked;
+      gemm.a_buffer = ag.output_buffer;
+      if (p.concat) {
+        ConcatSpec concat;
+        concat.slabs = plan.stacked;
+        concat.source_buffer = ag.output_buffer;
+        concat.destination_buffer = tb.buffer("A", plan.whole.buffer_bytes());
+        concat.workgroups = plan.grid;
+        append_concat(tb, plan.ranks, concat);
+        gemm.a = plan.whole;
+        gemm.a_buffer = concat.destination_buffer;
+      }
+      break;
+    }
+    case AgGemmVariant::kPull:
+      gemm.a = plan.shard;
+      gemm.a_buffer = shard;
+      gemm.a_from_slab_owner = true;
+      gemm.stagger_slabs = stagger;
+      break;
+    case AgGemmVariant::kPush: {
+      PushShardsSpec push;
+      push.shard = plan.shard;
+      push.inbox = plan.stacked;
+      push.shard_buffer = shard;
+      push.inbox_buffer = tb.buffer("A_inbox", plan.stacked.buffer_bytes());
+      push.stagger_destinations = stagger;
+      append_push_shards(tb, plan.ranks, t, push);
+      gemm.a = plan.stacked;
+      gemm.a_buffer = push.inbox_buffer;
+      gemm.wait_flag_base = push.flag_base;
+      gemm.stagger_slabs = stagger;
+      break;
+    }
+  }
+  const std::uint32_t program = tb.program(output_tile_program("gemm", t, plan.grid, gemm));
+  launch_gemm(tb, plan, program, p, system);
+  tb.sync_all();
+  return std::move(tb).build();
+}
+
+}  // namespace tessera::workloads::patterns

@@ -1,0 +1,47 @@
+#pragma once
+// The GEMM workload (kind `gemm`): C = A·B on one GPU, as the persistent Triton GEMM of the Iris
+// examples runs it (BRIEF §3: persistent loop, grouped order, optional XCD remap).
+//
+// Trace: one rank; buffers A (m x k), B (k x n), C (m x n), row-major (tile_addressing.h says
+// how blocks are addressed); one kernel "gemm" whose workgroups each run the tile loop, a K-loop
+// per tile (load A block, load B block, compute) and one C store per tile.
+#include <cstdint>
+#include <optional>
+
+#include "models/system/system_spec.h"
+#include "sim/config/schema.h"
+#include "workloads/patterns/gemm_tiling.h"
+#include "workloads/patterns/param_problem.h"
+#include "workloads/trace/trace.h"
+
+namespace tessera::workloads::patterns {
+
+struct GemmParams {
+  // The first GEMM + All-Scatter shape of BRIEF §4 (8192 x 4608 x 36864, fp16).
+  std::uint64_t m = 8192;
+  std::uint64_t n = 4608;
+  std::uint64_t k = 36864;
+  models::compute::Dtype dtype = models::compute::Dtype::kFp16;
+  std::uint32_t block_m = 256;
+  std::uint32_t block_n = 256;
+  std::uint32_t block_k = 64;
+  std::uint32_t group_m = 6;    // the Iris examples' --gsize_m default
+  std::uint32_t workgroups = 0;  // persistent grid; 0: one per CU of the GPU
+  XcdRemap xcd_remap = XcdRemap::kNone;
+  bool persistent = true;  // false: one workgroup per tile
+  TileAddressing addressing = TileAddressing::kPanels;
+};
+
+// The `workload:` keys of kind `gemm` (besides `kind`).
+const sim::config::Schema<GemmParams>& gemm_schema();
+
+GemmTiling tiling_of(const GemmParams& params);
+// The grid: `workgroups` (or all CUs) when persistent, else one workgroup per tile.
+std::uint64_t gemm_grid(const GemmParams& params, const models::SystemSpec& system);
+// What the system makes impossible (the swizzle of a grid that is not a multiple of the dies).
+std::optional<ParamProblem> check_against_system(const GemmParams& params, const models::SystemSpec& system);
+
+// The trace; throws std::invalid_argument naming the key of an impossible parameter.
+trace::Trace make_gemm(const GemmParams& params, const models::SystemSpec& system);
+
+}  // namespace tessera::workloads::patterns

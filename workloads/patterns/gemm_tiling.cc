@@ -1,0 +1,234 @@
+#include "workloads/patterns/gemm_tiling.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace tessera::workloads::patterns {
+
+using trace::Expr;
+using trace::ProgramBuilder;
+using trace::Var;
+
+namespace {
+
+Var reg_var(int index) { return static_cast<Var>(static_cast<int>(Var::kReg0) + index); }
+
+std::uint32_t narrow(std::uint64_t v, const char* what) {
+  if (v == 0 || v > 0xFFFF'FFFFULL) throw std::out_of_range(fmt::format("{} ({}) does not fit a divisor", what, v));
+  return static_cast<std::uint32_t>(v);
+}
+
+// The (rows | cols) of the current tile: `block` except in the last block, which has `total %
+// block`. With b = the block index register and L = blocks - 1, b / L is 1 in the last block
+// and 0 before it, so the count is block - (block - rem) * (b / L).
+Expr edge_expr(std::uint64_t total, std::uint32_t block, int index_reg) {
+  const std::uint64_t blocks = (total + block - 1) / block;
+  const std::uint64_t rem = total % block;
+  if (blocks == 1) return static_cast<std::int64_t>(total);
+  if (rem == 0) return static_cast<std::int64_t>(block);
+  Expr e = static_cast<std::int64_t>(block);
+  e.add(reg_var(index_reg), -static_cast<std::int64_t>(block - rem), narrow(blocks - 1, "tile blocks"));
+  return e;
+}
+
+}  // namespace
+
+std::uint32_t element_bytes(models::compute::Dtype dtype) {
+  switch (dtype) {
+    case models::compute::Dtype::kFp16:
+    case models::compute::Dtype::kBf16: return 2;
+    case models::compute::Dtype::kFp8: return 1;
+    case models::compute::Dtype::kFp32: return 4;
+  }
+  return 2;
+}
+
+const std::vector<std::pair<std::string, models::compute::Dtype>>& dtype_choices() {
+  using models::compute::Dtype;
+  static const std::vector<std::pair<std::string, Dtype>> names{
+      {"fp16", Dtype::kFp16}, {"bf16", Dtype::kBf16}, {"fp8", Dtype::kFp8}, {"fp32", Dtype::kFp32}};
+  return names;
+}
+
+const std::vector<std::pair<std::string, XcdRemap>>& xcd_remap_choices() {
+  static const std::vector<std::pair<std::string, XcdRemap>> names{{"none", XcdRemap::kNone},
+                                                                   {"chiplet_swizzle", XcdRemap::kChipletSwizzle}};
+  return names;
+}
+
+std::uint64_t GemmTiling::rows_of(std::uint64_t pid_m) const {
+  return std::min<std::uint64_t>(block_m, m - pid_m * block_m);
+}
+
+std::uint64_t GemmTiling::cols_of(std::uint64_t pid_n) const {
+  return std::min<std::uint64_t>(block_n, n - pid_n * block_n);
+}
+
+TileCoord tile_coord(const GemmTiling& t, std::uint64_t tile) {
+  const std::uint64_t in_group = std::uint64_t{t.group_m} * t.tiles_n();
+  const std::uint64_t first_m = tile / in_group * t.group_m;
+  const std::uint64_t size_m = std::min<std::uint64_t>(t.tiles_m() - first_m, t.group_m);
+  return {first_m + (tile % in_group) % size_m, (tile % in_group) / size_m};
+}
+
+std::uint64_t remap_workgroup(std::uint64_t wg, std::uint64_t num_wgs, std::uint32_t num_dies, XcdRemap remap) {
+  if (remap == XcdRemap::kNone || num_dies <= 1) return wg;
+  return (wg % num_dies) * (num_wgs / num_dies) + wg / num_dies;
+}
+
+std::optional<std::string> remap_problem(std::uint64_t num_wgs, std::uint32_t num_dies, XcdRemap remap) {
+  if (remap == XcdRemap::kNone || num_dies <= 1 || num_wgs % num_dies == 0) return std::nullopt;
+  return fmt::format(
+      "chiplet_swizzle needs the grid ({} workgroups) to be a multiple of the dies per GPU ({}); otherwise "
+      "(pid % D) * (NUM_WGS / D) + pid / D is not a permutation and some tiles would never be computed",
+      num_wgs, num_dies);
+}
+
+Expr remap_expr(std::uint64_t num_wgs, std::uint32_t num_dies, XcdRemap remap) {
+  if (remap == XcdRemap::kNone || num_dies <= 1) return trace::wg();
+  Expr e;
+  e.add(Var::kWg, static_cast<std::int64_t>(num_wgs / num_dies), 1, num_dies);
+  e.add(Var::kWg, 1, num_dies, 0);
+  return e;
+}
+
+Expr rows_expr(const GemmTiling& t) { return edge_expr(t.m, t.block_m, kRegPidM); }
+Expr cols_expr(const GemmTiling& t) { return edge_expr(t.n, t.block_n, kRegPidN); }
+
+std::uint64_t tiles_of_pid(const GemmTiling& t, std::uint64_t num_wgs, std::uint64_t pid) {
+  return pid >= t.tiles() ? 0 : (t.tiles() - pid + num_wgs - 1) / num_wgs;
+}
+
+void append_tile_loop(ProgramBuilder& p, const GemmTiling& t, std::uint64_t num_wgs, const TileBody& body) {
+  const auto g = static_cast<std::int64_t>(num_wgs);
+  const std::uint32_t g32 = narrow(num_wgs, "workgroups");
+  const std::uint64_t tiles = t.tiles();
+  const std::uint64_t groups_whole = t.tiles_m() / t.group_m;
+  const std::uint64_t full_tiles = groups_whole * t.group_m * t.tiles_n();
+  const Expr pid = trace::reg(kRegPid);
+  const int s0 = kRegScratch;
+  const int s1 = kRegScratch + 1;
+  // Iterations of tiles below `bound`: ceil((bound - pid) / G), written (bound - 1 + G - pid) / G,
+  // which is 0 for pid >= bound because pid < G.
+  const auto count_below = [&](std::uint64_t bound, int reg) {
+    p.set(static_cast<std::uint8_t>(reg), Expr(static_cast<std::int64_t>(bound) - 1 + g) - pid);
+  };
+
+  if (full_tiles > 0) {
+    // Whole groups: size_m = group_m, so pid_m = tile / in_group * group_m + tile % group_m
+    // (in_group is a multiple of group_m) and pid_n = (tile % in_group) / group_m.
+    const std::uint32_t in_group = narrow(std::uint64_t{t.group_m} * t.tiles_n(), "group_m * tiles_n");
+    count_below(full_tiles, s0);
+    p.loop(trace::div(trace::reg(s0), g32));
+    p.set(kRegTile, pid + trace::loop(kTileLoopDepth) * g);
+    p.set(static_cast<std::uint8_t>(s0), trace::mod(trace::reg(kRegTile), in_group));
+    p.set(kRegPidM, trace::div(trace::reg(kRegTile), in_group) * t.group_m + trace::mod(trace::reg(s0), t.group_m));
+    p.set(kRegPidN, trace::div(trace::reg(s0), t.group_m));
+    body(p);
+    p.end_loop();
+  }
+  if (full_tiles < tiles) {
+    // The last, narrower group: first_m and size_m are constants here.
+    const std::uint64_t first_m = groups_whole * t.group_m;
+    const std::uint32_t size_m = narrow(t.tiles_m() - first_m, "last group");
+    count_below(tiles, s0);
+    count_below(full_tiles, s1);
+    p.loop(trace::div(trace::reg(s0), g32) - trace::div(trace::reg(s1), g32));
+    // tile = pid + (iterations spent below full_tiles + i0) * G; the body clobbers scratch, so
+    // recompute that count every iteration.
+    count_below(full_tiles, s0);
+    p.set(kRegTile, pid + trace::div(trace::reg(s0), g32) * g + trace::loop(kTileLoopDepth) * g);
+    p.set(static_cast<std::uint8_t>(s0), trace::reg(kRegTile) - Expr(static_cast<std::int64_t>(full_tiles)));
+    p.set(kRegPidM, Expr(static_cast<std::int64_t>(first_m)) + trace::mod(trace::reg(s0), size_m));
+    p.set(kRegPidN, trace::div(trace::reg(s0), size_m));
+    body(p);
+    p.end_loop();
+  }
+}
+
+std::uint64_t block_flag(std::uint64_t flag_base, const GemmTiling& t, std::uint32_t steps_per_slab,
+                         std::uint64_t slab, std::uint64_t pid_m, std::uint64_t kk) {
+  return flag_base + (slab * t.tiles_m() + pid_m) * steps_per_slab + kk;
+}
+
+void append_output_tile(ProgramBuilder& p, const GemmTiling& t, const OutputTileSpec& spec) {
+  constexpr int kSlabDepth = kTileLoopDepth + 1;
+  constexpr int kStepDepth = kTileLoopDepth + 2;
+  constexpr int kRowDepth = kTileLoopDepth + 3;
+  constexpr int kRegSlab = kRegScratch;
+  constexpr int kRegABase = kRegScratch + 1;
+  constexpr int kRegBBase = kRegScratch + 2;
+  constexpr int kRegFold = kRegScratch + 3;
+  const SlabLayout& a = spec.a;
+  if (a.k_slab * a.slabs != t.k || a.k_slab % t.block_k != 0) {
+    throw std::invalid_argument(fmt::format("output tile: {} slabs of {} columns do not cut k = {} into block_k = {}",
+                                            a.slabs, a.k_slab, t.k, t.block_k));
+  }
+  const auto steps = static_cast<std::int64_t>(a.k_slab / t.block_k);
+  const Expr rows = rows_expr(t);
+  const Expr cols = cols_expr(t);
+  const Expr slab = trace::reg(kRegSlab);
+  const Expr owner = spec.a_from_slab_owner ? slab : trace::rank();
+
+  p.loop(static_cast<std::int64_t>(a.slabs));
+  if (spec.stagger_slabs && a.slabs > 1) {
+    p.set(kRegSlab, trace::loop(kSlabDepth) + trace::rank());
+    p.set(kRegSlab, trace::mod(slab, a.slabs));
+  } else {
+    p.set(kRegSlab, trace::loop(kSlabDepth));
+  }
+  // This slab's first A block of row-block pid_m, and its first B block of column-block pid_n.
+  p.set(kRegABase, slab * a.slab_stride() + trace::reg(kRegPidM) * a.pid_m_stride());
+  p.set(kRegBBase, slab * (steps * spec.b.kb_stride()) + trace::reg(kRegPidN) * spec.b.pid_n_stride());
+  p.loop(steps);
+  {
+    const Expr a_first = trace::reg(kRegABase) + trace::loop(kStepDepth) * a.kk_stride();
+    const BlockAccess a_block = a.block(spec.a_buffer, owner, a_first, rows);
+    if (spec.wait_flag_base) {
+      // With rows addressing the acquire spans the block's rows, so it also covers the other
+      // k-steps' columns of those rows (conservative); one wait per row would poll per row.
+      const Expr flag = Expr(static_cast<std::int64_t>(*spec.wait_flag_base)) +
+                        slab * (static_cast<std::int64_t>(t.tiles_m()) * steps) +
+                        trace::reg(kRegPidM) * steps + trace::loop(kStepDepth);
+      p.wait(trace::rank(), flag, models::sync::Compare::kGe, 1, spec.a_buffer, a_first, a_block.span_bytes());
+    }
+    append_block(p, trace::OpKind::kLoad, a_block, kRowDepth, kRegFold);
+    const Expr b_first = trace::reg(kRegBBase) + trace::loop(kStepDepth) * spec.b.kb_stride();
+    append_block(p, trace::OpKind::kLoad, spec.b.block(spec.b_buffer, b_first, cols), kRowDepth, kRegFold);
+    p.compute(2 * static_cast<std::int64_t>(t.block_m) * t.block_n * t.block_k, spec.dtype);
+  }
+  p.end_loop();
+  p.end_loop();
+  const Expr c_first = trace::reg(kRegPidM) * spec.c.pid_m_stride() + trace::reg(kRegPidN) * spec.c.pid_n_stride();
+  append_block(p, trace::OpKind::kStore, spec.c.block(spec.c_buffer, c_first, rows, cols), kSlabDepth, kRegFold);
+}
+
+ProgramBuilder output_tile_program(std::string name, const GemmTiling& t, std::uint64_t num_wgs,
+                                   const OutputTileSpec& spec) {
+  ProgramBuilder p(std::move(name));
+  append_tile_loop(p, t, num_wgs, [&](ProgramBuilder& body) { append_output_tile(body, t, spec); });
+  return p;
+}
+
+std::optional<ParamProblem> tiling_problem(const GemmTiling& t) {
+  constexpr std::uint64_t kMaxDivisor = 0xFFFF'FFFFULL;
+  if (t.m == 0 || t.n == 0 || t.k == 0) return ParamProblem{t.m == 0 ? "m" : t.n == 0 ? "n" : "k", "must be positive"};
+  if (t.block_m == 0 || t.block_n == 0 || t.block_k == 0) {
+    return ParamProblem{t.block_m == 0 ? "block_m" : t.block_n == 0 ? "block_n" : "block_k", "must be positive"};
+  }
+  if (t.group_m == 0) return ParamProblem{"group_m", "must be positive"};
+  if (t.k % t.block_k != 0) {
+    return ParamProblem{"k", fmt::format("k ({}) must be a multiple of block_k ({}): the K-loop has no masked "
+                                         "last step", t.k, t.block_k)};
+  }
+  if (t.tiles() > kMaxDivisor / 2 || std::uint64_t{t.group_m} * t.tiles_n() > kMaxDivisor) {
+    return ParamProblem{"m", fmt::format("{} x {} tiles are more than a trace can index", t.tiles_m(), t.tiles_n())};
+  }
+  const std::uint64_t largest = std::max({t.m * t.k, t.k * t.n, t.tiles_n() * t.m * t.block_n}) * t.elem_bytes;
+  if (largest > (1ULL << 56)) return ParamProblem{"m", "a matrix of more than 2^56 bytes"};
+  return std::nullopt;
+}
+
+}  // namespace tessera::workloads::patterns

@@ -1,0 +1,66 @@
+#include "workloads/replay/host_program.h"
+
+#include "models/compute/gpu_compute.h"
+
+namespace tessera::workloads::replay {
+
+HostProgram::HostProgram(models::machine::Machine& machine, const trace::Trace& trace, std::uint32_t rank,
+                         std::vector<std::unique_ptr<TraceKernel>>& bodies,
+                         std::vector<models::compute::KernelId>& kernel_ids, RankBarrier& barrier)
+    : machine_(machine),
+      trace_(trace),
+      rank_(rank),
+      commands_(trace.host.at(rank)),
+      bodies_(bodies),
+      kernel_ids_(kernel_ids),
+      barrier_(barrier) {}
+
+void HostProgram::run() {
+  waiting_sync_ = false;
+  while (pc_ < commands_.size()) {
+    const trace::HostCommand& c = commands_[pc_];
+    switch (c.op) {
+      case trace::HostOp::kLaunch: {
+        const trace::Kernel& k = trace_.kernels[c.kernel];
+        models::compute::KernelLaunch launch{k.name, k.stream, static_cast<std::uint32_t>(k.grid), bodies_[c.kernel].get(),
+                                             {}, sim::bind<&HostProgram::on_kernel_complete>(this), c.kernel, {}};
+        if (k.cu_count > 0) {
+          launch.partition = models::compute::CuPartition::per_die(machine_.spec().gpu.compute, k.cu_first, k.cu_count);
+        }
+        launch.end_of_kernel = sim::bind<&HostProgram::on_end_of_kernel>(this);
+        kernel_ids_[c.kernel] = machine_.gpu(rank_).launch(std::move(launch));
+        ++outstanding_;
+        ++pc_;
+        break;
+      }
+      case trace::HostOp::kSync:
+        if (outstanding_ > 0) {
+          waiting_sync_ = true;
+          return;
+        }
+        ++pc_;
+        break;
+      case trace::HostOp::kRankBarrier:
+        ++pc_;
+        if (barrier_.arrive(this)) return;
+        break;
+    }
+  }
+}
+
+// At the end of every kernel, the release that makes its writes visible to the next kernel
+// and to the host: dirty data of private L2s is written back before the kernel completes.
+void HostProgram::on_end_of_kernel(const sim::Payload& payload) {
+  machine_.memory().release_all(rank_, sim::bind<&HostProgram::on_released>(this), {payload.b, 0});
+}
+
+void HostProgram::on_released(const sim::Payload& payload) {
+  machine_.gpu(rank_).end_of_kernel_done(static_cast<models::compute::KernelId>(payload.a));
+}
+
+void HostProgram::on_kernel_complete(const sim::Payload&) {
+  --outstanding_;
+  if (waiting_sync_ && outstanding_ == 0) run();
+}
+
+}  // namespace tessera::workloads::replay

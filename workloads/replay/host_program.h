@@ -1,0 +1,70 @@
+#pragma once
+// The host side of one rank: runs its command list in order. A launch enqueues a kernel on
+// its stream and goes on at once (launch latency is the GPU's, models/compute); a sync waits
+// until every kernel this host launched has completed; a rank barrier waits until every
+// rank's host has reached its barrier of the same ordinal (as an MPI barrier between ranks).
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/machine/machine.h"
+#include "workloads/replay/trace_kernel.h"
+#include "workloads/trace/trace.h"
+
+namespace tessera::workloads::replay {
+
+class RankBarrier;
+
+class HostProgram {
+ public:
+  HostProgram(models::machine::Machine& machine, const trace::Trace& trace, std::uint32_t rank,
+              std::vector<std::unique_ptr<TraceKernel>>& bodies, std::vector<models::compute::KernelId>& kernel_ids,
+              RankBarrier& barrier);
+
+  void start() { run(); }
+  bool finished() const { return pc_ == commands_.size(); }
+  // The command it is blocked on, for the deadlock report.
+  std::size_t position() const { return pc_; }
+  void resume() { run(); }
+
+ private:
+  void run();
+  void on_kernel_complete(const sim::Payload& payload);
+  void on_end_of_kernel(const sim::Payload& payload);
+  void on_released(const sim::Payload& payload);
+
+  models::machine::Machine& machine_;
+  const trace::Trace& trace_;
+  std::uint32_t rank_;
+  const std::vector<trace::HostCommand>& commands_;
+  std::vector<std::unique_ptr<TraceKernel>>& bodies_;
+  std::vector<models::compute::KernelId>& kernel_ids_;
+  RankBarrier& barrier_;
+  std::size_t pc_ = 0;
+  std::uint64_t outstanding_ = 0;
+  bool waiting_sync_ = false;
+};
+
+// The rank barrier of the hosts: resumes every host when the last one arrives.
+class RankBarrier {
+ public:
+  explicit RankBarrier(std::uint32_t ranks) : ranks_(ranks) {}
+  // True when the caller must wait (others have not arrived); the last arrival resumes the waiters.
+  bool arrive(HostProgram* host) {
+    waiting_.push_back(host);
+    if (waiting_.size() < ranks_) return true;
+    std::vector<HostProgram*> all;
+    all.swap(waiting_);
+    for (HostProgram* h : all) {
+      if (h != host) h->resume();
+    }
+    return false;
+  }
+  std::size_t waiting() const { return waiting_.size(); }
+
+ private:
+  std::uint32_t ranks_;
+  std::vector<HostProgram*> waiting_;
+};
+
+}  // namespace tessera::workloads::replay

@@ -1,0 +1,206 @@
+#include "workloads/replay/replay.h"
+
+#include <chrono>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "models/compute/gpu_compute.h"
+#include "models/machine/machine.h"
+#include "models/topology/resource_class.h"
+#include "sim/core/engine.h"
+#include "sim/stats/stat_registry.h"
+#include "workloads/replay/address_map.h"
+#include "workloads/replay/barrier_table.h"
+#include "workloads/replay/host_program.h"
+#include "workloads/replay/replay_error.h"
+#include "workloads/replay/trace_kernel.h"
+
+namespace tessera::workloads::replay {
+namespace {
+
+using models::machine::Machine;
+
+void check_fits(const trace::Trace& trace, const models::SystemSpec& system, const AddressMap& addresses) {
+  if (auto problem = trace::validate(trace)) throw ReplayError("trace: " + *problem);
+  if (trace.ranks > system.num_gpus) {
+    throw ReplayError(fmt::format("the trace has {} ranks; system '{}' has {} GPU(s)", trace.ranks, system.name,
+                                  system.num_gpus));
+  }
+  if (addresses.bytes_per_rank() > system.gpu.memory.hbm_capacity_bytes) {
+    throw ReplayError(fmt::format("the trace's buffers need {} B per rank; a {} has {} B of HBM", addresses.bytes_per_rank(),
+                                  system.gpu.model, system.gpu.memory.hbm_capacity_bytes));
+  }
+}
+
+// Kernels of the same name on different ranks form one all-ranks barrier group.
+void group_by_name(const trace::Trace& trace, ReplayContext& context) {
+  std::map<std::string, std::uint64_t> index;
+  std::map<std::string, std::uint64_t> size;
+  for (const trace::Kernel& k : trace.kernels) {
+    index.emplace(k.name, index.size());
+    size[k.name] += k.grid;
+  }
+  for (const trace::Kernel& k : trace.kernels) {
+    context.name_group.push_back(index.at(k.name));
+    context.all_rank_group_size.push_back(size.at(k.name));
+  }
+}
+
+std::string deadlock_report(const trace::Trace& trace, Machine& machine, const BarrierTable& barriers,
+                            const std::vector<std::unique_ptr<HostProgram>>& hosts) {
+  std::string out = "the trace cannot finish: nothing will release these waits";
+  std::size_t listed = 0;
+  for (const auto& w : machine.flags().pending_waits()) {
+    if (listed++ == 16) {
+      out += "\n  ...";
+      break;
+    }
+    out += fmt::format("\n  rank {} waits since {:.3f} ns for flag (rank {}, id {}) {} {} (value {})", w.waiter_gpu,
+                       static_cast<double>(w.since_ps) / 1e3, w.flag.gpu, w.flag.id,
+                       w.op == models::sync::Compare::kGe ? ">=" : "to compare with", w.target, w.value);
+  }
+  for (const auto& b : barriers.pending()) {
+    out += fmt::format("\n  {} barrier {} of kernel group {}: {} of {} workgroups arrived",
+                       trace::scope_name(static_cast<trace::BarrierScope>(b.key.scope)), b.key.id, b.key.group, b.arrived,
+                       b.expected);
+    if (b.key.scope == static_cast<std::uint8_t>(trace::BarrierScope::kDevice)) {
+      out += " (a device barrier needs every workgroup of the grid resident at once)";
+    }
+  }
+  for (std::uint32_t r = 0; r < hosts.size(); ++r) {
+    if (!hosts[r]->finished()) out += fmt::format("\n  rank {} host stopped at command {}", r, hosts[r]->position());
+  }
+  for (std::size_t k = 0; k < trace.kernels.size(); ++k) {
+    (void)k;
+  }
+  return out;
+}
+
+}  // namespace
+
+ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& system, ReplayOptions options) {
+  const AddressMap addresses(trace);
+  check_fits(trace, system, addresses);
+
+  sim::Engine engine;
+  sim::stats::StatRegistry stats;
+  Machine machine(sim::Context{engine, stats}, system);
+  BarrierTable barriers(engine);
+  ReplayContext context{machine, trace, addresses, barriers, {}, {}};
+  group_by_name(trace, context);
+
+  std::vector<trace::CompiledProgram> programs;
+  programs.reserve(trace.programs.size());
+  for (const trace::Program& p : trace.programs) programs.emplace_back(p);
+  std::vector<std::unique_ptr<TraceKernel>> bodies;
+  for (std::uint32_t k = 0; k < trace.kernels.size(); ++k) {
+    bodies.push_back(std::make_unique<TraceKernel>(context, k, programs[trace.kernels[k].program]));
+  }
+  std::vector<models::compute::KernelId> kernel_ids(trace.kernels.size(), 0);
+  RankBarrier rank_barrier(trace.ranks);
+  std::vector<std::unique_ptr<HostProgram>> hosts;
+  for (std::uint32_t r = 0; r < trace.ranks; ++r) {
+    hosts.push_back(std::make_unique<HostProgram>(machine, trace, r, bodies, kernel_ids, rank_barrier));
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  for (auto& h : hosts) h->start();
+  const sim::RunResult run = engine.run({.max_events = options.max_events});
+  ReplayResult result;
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result.events = run.events;
+  result.complete = run.reason != sim::StopReason::kEventLimit;
+  result.makespan_ps = engine.now();
+
+  bool all_done = true;
+  for (std::uint32_t k = 0; k < trace.kernels.size(); ++k) {
+    const trace::Kernel& tk = trace.kernels[k];
+    KernelTiming t{tk.name, tk.rank, tk.stream, tk.grid, 0, 0, 0, false};
+    const auto& records = machine.gpu(tk.rank).kernels();
+    if (kernel_ids[k] < records.size() && records[kernel_ids[k]].name == tk.name) {
+      const auto& rec = records[kernel_ids[k]];
+      t.launch_ps = rec.launch_ps;
+      t.start_ps = rec.first_workgroup_start_ps;
+      t.end_ps = rec.completion_ps;
+      t.completed = rec.completed;
+    }
+    all_done = all_done && t.completed;
+    result.kernels.push_back(std::move(t));
+  }
+  for (const auto& h : hosts) all_done = all_done && h->finished();
+  if (result.complete && !all_done) throw DeadlockError(deadlock_report(trace, machine, barriers, hosts));
+
+  // Hit rates and traffic.
+  const auto& die_loads = machine.memory().die_loads();
+  const std::uint32_t dies = system.gpu.compute.num_dies;
+  std::uint64_t loads = 0;
+  std::uint64_t hits = 0;
+  result.l2_hit_rate_per_die.assign(trace.ranks, std::vector<double>(dies, -1.0));
+  for (std::uint32_t r = 0; r < trace.ranks; ++r) {
+    for (std::uint32_t d = 0; d < dies; ++d) {
+      const auto& dl = die_loads[std::size_t{r} * dies + d];
+      loads += dl.load_bytes;
+      hits += dl.l2_hit_bytes;
+      if (dl.load_bytes > 0) {
+        result.l2_hit_rate_per_die[r][d] = static_cast<double>(dl.l2_hit_bytes) / static_cast<double>(dl.load_bytes);
+      }
+    }
+  }
+  result.l2_hit_rate = loads > 0 ? static_cast<double>(hits) / static_cast<double>(loads) : 0.0;
+  const auto& totals = machine.memory().totals();
+  const std::uint64_t memory_side = totals.mall_hit_bytes + totals.hbm_read_bytes;
+  result.mall_hit_rate = memory_side > 0 ? static_cast<double>(totals.mall_hit_bytes) / static_cast<double>(memory_side) : 0.0;
+  const auto& topo = machine.topology();
+  for (std::size_t id = 0; id < topo.num_resources(); ++id) {
+    const auto rid = static_cast<models::topology::ResourceId>(id);
+    result.link_class_bytes[std::string(models::topology::to_string(topo.resource(rid).resource_class))] +=
+        machine.network().bytes_carried(machine.network_id(rid));
+  }
+  return result;
+}
+
+nlohmann::json to_json(const ReplayResult& r) {
+  nlohmann::json j;
+  j["makespan_ns"] = static_cast<double>(r.makespan_ps) / 1e3;
+  j["complete"] = r.complete;
+  j["events"] = r.events;
+  j["wall_s"] = r.wall_s;
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelTiming& k : r.kernels) {
+    kernels.push_back({{"name", k.name},
+                       {"rank", k.rank},
+                       {"stream", k.stream},
+                       {"grid", k.grid},
+                       {"launch_ns", static_cast<double>(k.launch_ps) / 1e3},
+                       {"start_ns", static_cast<double>(k.start_ps) / 1e3},
+                       {"end_ns", static_cast<double>(k.end_ps) / 1e3},
+                       {"completed", k.completed}});
+  }
+  j["kernels"] = std::move(kernels);
+  // Per GPU: the span of its kernels.
+  std::map<std::uint32_t, std::pair<double, double>> span;
+  for (const KernelTiming& k : r.kernels) {
+    auto [it, inserted] = span.try_emplace(k.rank, static_cast<double>(k.launch_ps) / 1e3, static_cast<double>(k.end_ps) / 1e3);
+    if (!inserted) {
+      it->second.first = std::min(it->second.first, static_cast<double>(k.launch_ps) / 1e3);
+      it->second.second = std::max(it->second.second, static_cast<double>(k.end_ps) / 1e3);
+    }
+  }
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& [rank, s] : span) gpus.push_back({{"rank", rank}, {"start_ns", s.first}, {"end_ns", s.second}});
+  j["gpus"] = std::move(gpus);
+  j["l2_hit_rate"] = r.l2_hit_rate;
+  j["mall_hit_rate"] = r.mall_hit_rate;
+  nlohmann::json per_die = nlohmann::json::array();
+  for (const auto& ranks : r.l2_hit_rate_per_die) {
+    nlohmann::json row = nlohmann::json::array();
+    for (double v : ranks) row.push_back(v < 0 ? nlohmann::json() : nlohmann::json(v));
+    per_die.push_back(std::move(row));
+  }
+  j["l2_hit_rate_per_xcd"] = std::move(per_die);
+  j["link_class_bytes"] = r.link_class_bytes;
+  return j;
+}
+
+}  // namespace tessera::workloads::replay

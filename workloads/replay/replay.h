@@ -1,0 +1,59 @@
+#pragma once
+// Replays a tile-level trace on the machine of a system and reports what happened: per kernel
+// start and end, the makespan, cache hit rates (aggregate and per XCD), bytes per link class.
+// A wait or barrier that nothing will ever release is detected when the simulation drains and
+// reported (DeadlockError) with the waiting workgroups, flags and barriers: never a hang.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/system/system_spec.h"
+#include "sim/core/tick.h"
+#include "workloads/trace/trace.h"
+
+namespace tessera::workloads::replay {
+
+class DeadlockError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ReplayOptions {
+  std::uint64_t max_events = ~std::uint64_t{0};
+};
+
+struct KernelTiming {
+  std::string name;
+  std::uint32_t rank = 0;
+  std::uint32_t stream = 0;
+  std::uint64_t grid = 0;
+  sim::Tick launch_ps = 0;       // its launch latency starts (stream order honoured)
+  sim::Tick start_ps = 0;        // first workgroup starts
+  sim::Tick end_ps = 0;          // completion (after the end-of-kernel release and teardown)
+  bool completed = false;
+};
+
+struct ReplayResult {
+  sim::Tick makespan_ps = 0;
+  bool complete = true;  // false when max_events stopped the run
+  std::uint64_t events = 0;
+  double wall_s = 0.0;
+  std::vector<KernelTiming> kernels;  // in trace order
+  std::vector<std::vector<double>> l2_hit_rate_per_die;  // [rank][die]; NaN-free: -1 when nothing loaded
+  double l2_hit_rate = 0.0;    // over all loads of all ranks
+  double mall_hit_rate = 0.0;  // of the bytes that reached a memory side (0 without a MALL)
+  std::map<std::string, std::uint64_t> link_class_bytes;
+};
+
+// Throws ReplayError for a trace the system cannot run (more ranks than GPUs, buffers beyond
+// HBM, an access outside its buffer) and DeadlockError when it cannot finish.
+ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& system, ReplayOptions options = {});
+
+nlohmann::json to_json(const ReplayResult& result);
+
+}  // namespace tessera::workloads::replay

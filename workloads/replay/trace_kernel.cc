@@ -1,0 +1,154 @@
+#include "workloads/replay/trace_kernel.h"
+
+#include <fmt/format.h>
+
+#include "models/compute/gpu_compute.h"
+#include "workloads/replay/replay_error.h"
+
+namespace tessera::workloads::replay {
+
+using models::machine::AccessKind;
+using models::machine::MemoryAccess;
+using trace::OpKind;
+
+TraceKernel::TraceKernel(ReplayContext& context, std::uint32_t kernel_index, const trace::CompiledProgram& program)
+    : context_(context),
+      kernel_index_(kernel_index),
+      kernel_(context.trace.kernels.at(kernel_index)),
+      program_(program),
+      gpu_(context.machine.gpu(kernel_.rank)) {}
+
+void TraceKernel::start(models::compute::WorkgroupContext& wg) {
+  if (wg.handle() >= live_state_.size()) live_state_.resize(wg.handle() + 1);
+  live_state_[wg.handle()].cursor = trace::Cursor(program_, kernel_, wg.workgroup_id(), context_.trace.ranks);
+  ++live_;
+  advance(wg.handle());
+}
+
+void TraceKernel::fail(std::uint32_t handle, const std::string& what) const {
+  const auto& wg = gpu_.workgroup(handle);
+  const trace::Op& op = live_state_[handle].op;
+  throw ReplayError(fmt::format("kernel '{}' (rank {}) workgroup {}: program '{}' instruction {} ({}): {}", kernel_.name,
+                                kernel_.rank, wg.workgroup_id(), program_.program->name, op.instr, trace::op_name(op.kind),
+                                what));
+}
+
+std::uint32_t TraceKernel::checked_rank(std::uint32_t handle, std::int64_t rank) const {
+  if (rank < 0 || rank >= static_cast<std::int64_t>(context_.trace.ranks)) {
+    fail(handle, fmt::format("rank {} outside 0..{}", rank, context_.trace.ranks - 1));
+  }
+  return static_cast<std::uint32_t>(rank);
+}
+
+// Runs operations until one has to wait for the machine; the continuation calls it again.
+void TraceKernel::advance(std::uint32_t handle) {
+  auto& machine = context_.machine;
+  Live& state = live_state_[handle];
+  trace::Op& op = state.op;
+  models::compute::WorkgroupContext& wg = gpu_.workgroup(handle);
+  const sim::Payload me{handle, 0};
+  for (;;) {
+    try {
+      if (!state.cursor.next(op)) {
+        --live_;
+        wg.done();
+        return;
+      }
+    } catch (const std::out_of_range& e) {
+      throw ReplayError(fmt::format("kernel '{}' (rank {}) workgroup {}: {}", kernel_.name, kernel_.rank,
+                                    wg.workgroup_id(), e.what()));
+    }
+    switch (op.kind) {
+      case OpKind::kCompute:
+        if (op.a < 0) fail(handle, fmt::format("negative flops {}", op.a));
+        if (op.a == 0) continue;
+        wg.compute(static_cast<double>(op.a), op.dtype, sim::bind<&TraceKernel::on_done>(this), me);
+        return;
+      case OpKind::kLoad:
+      case OpKind::kStore: {
+        const std::uint32_t owner = checked_rank(handle, op.a);
+        std::uint64_t address = 0;
+        if (!context_.addresses.resolve(op.buffer, op.b, op.c, address)) {
+          fail(handle, fmt::format("bytes [{}, {}+{}) outside buffer '{}' ({} B)", op.b, op.b, op.c,
+                                   context_.trace.buffers.at(op.buffer).name, context_.trace.buffers.at(op.buffer).bytes));
+        }
+        if (op.c == 0) continue;
+        const MemoryAccess access{op.kind == OpKind::kLoad ? AccessKind::kLoad : AccessKind::kStore, kernel_.rank, wg.die(),
+                                  owner, address, static_cast<std::uint64_t>(op.c)};
+        machine.memory().access(access, sim::bind<&TraceKernel::on_done>(this), me);
+        return;
+      }
+      case OpKind::kAtomicAdd:
+      case OpKind::kAtomicXchg: {
+        const std::uint32_t home = checked_rank(handle, op.a);
+        const models::sync::FlagRef flag{home, static_cast<std::uint64_t>(op.b)};
+        const auto access = machine.flag_access(kernel_.rank, wg.die(), home);
+        const auto operand = static_cast<std::uint64_t>(op.c);
+        if (op.kind == OpKind::kAtomicAdd) {
+          machine.flags().atomic_add(flag, operand, access, sim::bind<&TraceKernel::on_done>(this), handle);
+        } else {
+          machine.flags().atomic_exchange(flag, operand, access, sim::bind<&TraceKernel::on_done>(this), handle);
+        }
+        return;
+      }
+      case OpKind::kRelease:
+        checked_rank(handle, op.a);
+        // Make this workgroup's writes visible first (its die's dirty L2 data, where the L2 is
+        // private), then store the flag.
+        machine.memory().release_die(kernel_.rank, wg.die(), sim::bind<&TraceKernel::on_flushed>(this), me);
+        return;
+      case OpKind::kWait: {
+        const std::uint32_t home = checked_rank(handle, op.a);
+        if (op.buffer != trace::kNoBuffer) {
+          std::uint64_t address = 0;
+          if (!context_.addresses.resolve(op.buffer, op.d, op.e, address)) fail(handle, "acquire range outside its buffer");
+        }
+        machine.flags().wait_until({home, static_cast<std::uint64_t>(op.b)}, op.compare, static_cast<std::uint64_t>(op.c),
+                                   machine.flag_access(kernel_.rank, wg.die(), home),
+                                   sim::bind<&TraceKernel::on_wait_satisfied>(this), handle);
+        return;
+      }
+      case OpKind::kBarrier: {
+        if (op.scope == trace::BarrierScope::kWorkgroup) continue;
+        BarrierTable::Key key{static_cast<std::uint8_t>(op.scope), 0, op.a};
+        std::uint64_t expected = kernel_.grid;
+        if (op.scope == trace::BarrierScope::kDevice) {
+          key.group = kernel_index_;
+        } else {
+          key.group = context_.name_group[kernel_index_];
+          expected = context_.all_rank_group_size[kernel_index_];
+        }
+        context_.barriers.arrive(key, expected, sim::bind<&TraceKernel::on_done>(this), me);
+        return;
+      }
+      default:
+        fail(handle, "unexpected control instruction");
+    }
+  }
+}
+
+void TraceKernel::on_done(const sim::Payload& payload) { advance(static_cast<std::uint32_t>(payload.a)); }
+
+void TraceKernel::on_flushed(const sim::Payload& payload) {
+  const auto handle = static_cast<std::uint32_t>(payload.a);
+  const trace::Op& op = live_state_[handle].op;
+  const auto home = static_cast<std::uint32_t>(op.a);
+  const auto& wg = gpu_.workgroup(handle);
+  context_.machine.flags().release_store({home, static_cast<std::uint64_t>(op.b)}, static_cast<std::uint64_t>(op.c),
+                                         context_.machine.flag_access(kernel_.rank, wg.die(), home));
+  advance(handle);
+}
+
+void TraceKernel::on_wait_satisfied(const sim::Payload& payload) {
+  const auto handle = static_cast<std::uint32_t>(payload.a);
+  const trace::Op& op = live_state_[handle].op;
+  if (op.buffer != trace::kNoBuffer) {
+    std::uint64_t address = 0;
+    context_.addresses.resolve(op.buffer, op.d, op.e, address);
+    const auto& wg = gpu_.workgroup(handle);
+    context_.machine.caches(kernel_.rank).acquire(wg.die(), address, static_cast<std::uint64_t>(op.e));
+  }
+  advance(handle);
+}
+
+}  // namespace tessera::workloads::replay

@@ -1,0 +1,59 @@
+#pragma once
+// One kernel of a trace as the GPU runs it: each workgroup steps through the kernel's program
+// with a Cursor and performs each operation against the machine, continuing when the
+// operation completes. Control instructions cost nothing; a workgroup barrier costs nothing.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/compute/kernel.h"
+#include "models/compute/workgroup_context.h"
+#include "models/machine/machine.h"
+#include "workloads/replay/address_map.h"
+#include "workloads/replay/barrier_table.h"
+#include "workloads/trace/cursor.h"
+
+namespace tessera::workloads::replay {
+
+// What every kernel of one replay shares.
+struct ReplayContext {
+  models::machine::Machine& machine;
+  const trace::Trace& trace;
+  const AddressMap& addresses;
+  BarrierTable& barriers;
+  std::vector<std::uint64_t> all_rank_group_size;  // per kernel: workgroups of its name over all ranks
+  std::vector<std::uint64_t> name_group;           // per kernel: index of its name
+};
+
+class TraceKernel : public models::compute::WorkgroupBody {
+ public:
+  TraceKernel(ReplayContext& context, std::uint32_t kernel_index, const trace::CompiledProgram& program);
+
+  void start(models::compute::WorkgroupContext& wg) override;
+
+  std::uint32_t kernel_index() const { return kernel_index_; }
+  // Workgroups that started and have not finished (for the deadlock report).
+  std::uint64_t live_workgroups() const { return live_; }
+
+ private:
+  struct Live {
+    trace::Cursor cursor;
+    trace::Op op;  // the operation in progress
+  };
+  void advance(std::uint32_t handle);
+  void on_done(const sim::Payload& payload);
+  void on_flushed(const sim::Payload& payload);
+  void on_wait_satisfied(const sim::Payload& payload);
+  [[noreturn]] void fail(std::uint32_t handle, const std::string& what) const;
+  std::uint32_t checked_rank(std::uint32_t handle, std::int64_t rank) const;
+
+  ReplayContext& context_;
+  std::uint32_t kernel_index_;
+  const trace::Kernel& kernel_;
+  const trace::CompiledProgram& program_;
+  models::compute::GpuCompute& gpu_;
+  std::vector<Live> live_state_;  // by workgroup handle
+  std::uint64_t live_ = 0;
+};
+
+}  // namespace tessera::workloads::replay

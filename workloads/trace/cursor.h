@@ -1,0 +1,55 @@
+#pragma once
+// Steps one workgroup through its program: runs the control instructions (loop, end_loop,
+// set) itself and stops at each operation, with every field evaluated. The replay drives one
+// cursor per live workgroup; tests and `trace inspect` walk programs with it, untimed.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "workloads/trace/trace.h"
+
+namespace tessera::workloads::trace {
+
+// A program with each loop's matching end_loop precomputed.
+struct CompiledProgram {
+  const Program* program = nullptr;
+  std::vector<std::uint32_t> loop_end;  // for a loop instruction: index of its end_loop
+
+  explicit CompiledProgram(const Program& p);
+};
+
+struct Op {
+  OpKind kind = OpKind::kCompute;
+  models::compute::Dtype dtype = models::compute::Dtype::kFp16;
+  models::sync::Compare compare = models::sync::Compare::kGe;
+  BarrierScope scope = BarrierScope::kWorkgroup;
+  std::uint32_t buffer = kNoBuffer;
+  std::int64_t a = 0, b = 0, c = 0, d = 0, e = 0;
+  std::uint32_t instr = 0;  // index in the program, for messages
+};
+
+class Cursor {
+ public:
+  Cursor() = default;
+  // Workgroup `wg` of `kernel` on a trace of `ranks` ranks: registers from the kernel's arguments.
+  Cursor(const CompiledProgram& program, const Kernel& kernel, std::uint64_t wg, std::uint32_t ranks);
+
+  // The next operation, or false when the program has ended. Throws std::out_of_range when a
+  // loop count evaluates negative.
+  bool next(Op& out);
+
+  const VarValues& vars() const { return vars_; }
+
+ private:
+  struct Frame {
+    std::uint32_t body = 0;        // first instruction of the body
+    std::int64_t remaining = 0;    // iterations left after the current one
+  };
+  const CompiledProgram* program_ = nullptr;
+  VarValues vars_{};
+  std::array<Frame, kNumLoopVars> frames_{};
+  int depth_ = 0;
+  std::uint32_t pc_ = 0;
+};
+
+}  // namespace tessera::workloads::trace

@@ -1,0 +1,146 @@
+#include "workloads/trace/trace.h"
+
+#include <fmt/format.h>
+
+namespace tessera::workloads::trace {
+namespace {
+
+constexpr std::pair<std::string_view, OpKind> kOps[] = {
+    {"compute", OpKind::kCompute}, {"load", OpKind::kLoad},       {"store", OpKind::kStore},
+    {"atomic_add", OpKind::kAtomicAdd}, {"atomic_xchg", OpKind::kAtomicXchg}, {"release", OpKind::kRelease},
+    {"wait", OpKind::kWait},       {"barrier", OpKind::kBarrier}, {"loop", OpKind::kLoop},
+    {"end_loop", OpKind::kEndLoop}, {"set", OpKind::kSet},
+};
+
+bool uses_regs_ok(const Expr& e) {
+  for (int i = 0; i < e.num_terms; ++i) {
+    if (e.terms[i].var >= kNumVars || e.terms[i].div == 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string_view op_name(OpKind kind) {
+  for (const auto& [name, k] : kOps) {
+    if (k == kind) return name;
+  }
+  return "?";
+}
+
+std::optional<OpKind> parse_op(std::string_view name) {
+  for (const auto& [n, k] : kOps) {
+    if (n == name) return k;
+  }
+  return std::nullopt;
+}
+
+std::string_view scope_name(BarrierScope scope) {
+  switch (scope) {
+    case BarrierScope::kWorkgroup: return "workgroup";
+    case BarrierScope::kDevice: return "device";
+    case BarrierScope::kAllRanks: return "all_ranks";
+  }
+  return "?";
+}
+
+std::optional<std::uint32_t> Trace::find_buffer(std::string_view name) const {
+  for (std::uint32_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].name == name) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint32_t> Trace::find_program(std::string_view name) const {
+  for (std::uint32_t i = 0; i < programs.size(); ++i) {
+    if (programs[i].name == name) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> validate(const Trace& t) {
+  if (t.version != kTraceVersion) return fmt::format("trace version {} (this Tessera reads version {})", t.version, kTraceVersion);
+  if (t.ranks == 0) return "ranks must be at least 1";
+  for (const Buffer& b : t.buffers) {
+    if (b.bytes == 0) return fmt::format("buffer '{}': size must be positive", b.name);
+  }
+  for (const Program& p : t.programs) {
+    int depth = 0;
+    for (std::size_t i = 0; i < p.instrs.size(); ++i) {
+      const Instr& in = p.instrs[i];
+      const auto where = [&] { return fmt::format("program '{}' instruction {} ({})", p.name, i, op_name(in.kind)); };
+      for (const Expr* e : {&in.a, &in.b, &in.c, &in.d, &in.e}) {
+        if (!uses_regs_ok(*e)) return where() + ": bad variable in an expression";
+      }
+      switch (in.kind) {
+        case OpKind::kLoad:
+        case OpKind::kStore:
+          if (in.buffer >= t.buffers.size()) return where() + ": no such buffer";
+          break;
+        case OpKind::kWait:
+          if (in.buffer != kNoBuffer && in.buffer >= t.buffers.size()) return where() + ": no such acquire buffer";
+          break;
+        case OpKind::kLoop:
+          if (++depth > kNumLoopVars) return where() + fmt::format(": loops nest deeper than {}", kNumLoopVars);
+          break;
+        case OpKind::kEndLoop:
+          if (--depth < 0) return where() + ": end_loop without loop";
+          break;
+        case OpKind::kSet:
+          if (in.target >= kNumRegs) return where() + fmt::format(": register r{} (r0..r{})", in.target, kNumRegs - 1);
+          break;
+        default: break;
+      }
+    }
+    if (depth != 0) return fmt::format("program '{}': {} loop(s) without end_loop", p.name, depth);
+  }
+  std::vector<int> launched(t.kernels.size(), 0);
+  if (t.host.size() != t.ranks) return fmt::format("host commands for {} ranks, trace has {}", t.host.size(), t.ranks);
+  for (std::uint32_t r = 0; r < t.host.size(); ++r) {
+    for (const HostCommand& c : t.host[r]) {
+      if (c.op != HostOp::kLaunch) continue;
+      if (c.kernel >= t.kernels.size()) return fmt::format("rank {}: launch of kernel {} which does not exist", r, c.kernel);
+      if (t.kernels[c.kernel].rank != r) {
+        return fmt::format("rank {}: launches kernel '{}' of rank {}", r, t.kernels[c.kernel].name, t.kernels[c.kernel].rank);
+      }
+      ++launched[c.kernel];
+    }
+  }
+  for (std::size_t k = 0; k < t.kernels.size(); ++k) {
+    const Kernel& kn = t.kernels[k];
+    if (kn.rank >= t.ranks) return fmt::format("kernel '{}': rank {} of {}", kn.name, kn.rank, t.ranks);
+    if (kn.program >= t.programs.size()) return fmt::format("kernel '{}': no such program", kn.name);
+    if (kn.grid == 0) return fmt::format("kernel '{}': grid must be at least 1", kn.name);
+    if (kn.args.size() > static_cast<std::size_t>(kNumRegs)) return fmt::format("kernel '{}': more than {} arguments", kn.name, kNumRegs);
+    for (const Expr& e : kn.args) {
+      for (int i = 0; i < e.num_terms; ++i) {
+        if (e.terms[i].var > static_cast<std::uint8_t>(Var::kNumRanks)) {
+          return fmt::format("kernel '{}': arguments may use wg, nwg, rank, nranks only", kn.name);
+        }
+      }
+    }
+    if (launched[k] != 1) return fmt::format("kernel '{}' is launched {} times (exactly once expected)", kn.name, launched[k]);
+  }
+  return std::nullopt;
+}
+
+TraceStats stats_of(const Trace& t) {
+  TraceStats s;
+  for (const Program& p : t.programs) s.instructions += p.instrs.size();
+  for (const Kernel& k : t.kernels) s.workgroups += k.grid;
+  for (const Buffer& b : t.buffers) s.buffer_bytes_per_rank += b.bytes;
+  return s;
+}
+
+}  // namespace tessera::workloads::trace
+
+#include "workloads/trace/builder.h"
+
+namespace tessera::workloads::trace {
+
+Trace TraceBuilder::build() && {
+  if (auto problem = validate(trace_)) throw std::invalid_argument("generated trace: " + *problem);
+  return std::move(trace_);
+}
+
+}  // namespace tessera::workloads::trace

@@ -1,0 +1,136 @@
+#pragma once
+// The tile-level trace: what every workload becomes before replay (docs/trace-format.md).
+//
+// A trace has `ranks` GPUs; symmetric buffers (the same named buffer, same size, on every
+// rank, as a symmetric heap: a peer's copy is addressed by its rank); workgroup *programs*;
+// *kernels* (a grid of workgroups running one program on one rank's stream, with arguments
+// that give each workgroup its registers); and per rank a *host* list of commands (launch a
+// kernel, wait for the rank's streams, barrier with every rank's host).
+//
+// A program is a list of instructions executed in order by each workgroup, with counted loops
+// and integer registers, so one program serves a million workgroups (see expr.h). Operations:
+//
+// | op | fields | semantics |
+// |---|---|---|
+// | compute | flops, dtype | matrix work on the workgroup's CU (shared with its other workgroups) |
+// | load / store | buffer, rank, offset, bytes | bytes of `buffer` on GPU `rank` (this GPU or a peer) |
+// | atomic_add / atomic_xchg | flag rank, flag id, operand | a flag atomic; waits for the result |
+// | release | flag rank, flag id, value | release-store: makes this workgroup's writes visible (its L2's dirty data written back where the L2 is private), then stores the flag; posted |
+// | wait | flag rank, flag id, compare, value [, acquire buffer, offset, bytes] | spin until `flag <compare> value`; then acquire the range (drop this die's stale L2 copies) |
+// | barrier | scope, id | workgroup: none; device: every workgroup of this kernel; all_ranks: every workgroup of the kernels of this name on every rank |
+// | loop / end_loop | count | repeats the body `count` times; the counter i<depth> runs 0..count-1 |
+// | set | register, value | r<k> = value |
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/compute/compute_timing.h"
+#include "models/sync/flag.h"
+#include "workloads/trace/expr.h"
+
+namespace tessera::workloads::trace {
+
+inline constexpr std::uint32_t kTraceVersion = 1;
+
+enum class OpKind : std::uint8_t {
+  kCompute,
+  kLoad,
+  kStore,
+  kAtomicAdd,
+  kAtomicXchg,
+  kRelease,
+  kWait,
+  kBarrier,
+  kLoop,
+  kEndLoop,
+  kSet,
+};
+std::string_view op_name(OpKind kind);
+std::optional<OpKind> parse_op(std::string_view name);
+
+enum class BarrierScope : std::uint8_t { kWorkgroup, kDevice, kAllRanks };
+std::string_view scope_name(BarrierScope scope);
+
+inline constexpr std::uint32_t kNoBuffer = ~std::uint32_t{0};
+
+// One instruction. Which fields mean what depends on `kind` (see the table above):
+//   compute:  a = flops
+//   load, store: buffer, a = rank, b = offset (bytes), c = bytes
+//   atomic_*: a = flag rank, b = flag id, c = operand
+//   release:  a = flag rank, b = flag id, c = value
+//   wait:     a = flag rank, b = flag id, c = value, compare; buffer (kNoBuffer: no acquire),
+//             d = acquire offset, e = acquire bytes (the acquire is on this rank's copy)
+//   barrier:  scope, a = id
+//   loop:     a = count
+//   set:      target = register index, a = value
+struct Instr {
+  OpKind kind = OpKind::kCompute;
+  models::compute::Dtype dtype = models::compute::Dtype::kFp16;
+  models::sync::Compare compare = models::sync::Compare::kGe;
+  BarrierScope scope = BarrierScope::kWorkgroup;
+  std::uint8_t target = 0;
+  std::uint32_t buffer = kNoBuffer;
+  Expr a, b, c, d, e;
+};
+
+struct Buffer {
+  std::string name;
+  std::uint64_t bytes = 0;  // per rank
+};
+
+struct Program {
+  std::string name;
+  std::vector<Instr> instrs;
+};
+
+struct Kernel {
+  std::string name;
+  std::uint32_t rank = 0;
+  std::uint32_t stream = 0;
+  std::uint64_t grid = 0;        // workgroups
+  std::uint32_t program = 0;     // index into Trace::programs
+  std::vector<Expr> args;        // r0.. at workgroup start, evaluated with wg, nwg, rank, nranks
+  // CUs per die the kernel may use: [first, first + count) on every die; count 0: all.
+  std::uint32_t cu_first = 0;
+  std::uint32_t cu_count = 0;
+};
+
+enum class HostOp : std::uint8_t {
+  kLaunch,       // enqueue kernel `kernel` on its stream (does not wait)
+  kSync,         // wait until every stream of this rank is idle
+  kRankBarrier,  // wait until every rank's host reaches its barrier of the same ordinal
+};
+
+struct HostCommand {
+  HostOp op = HostOp::kLaunch;
+  std::uint32_t kernel = 0;  // kLaunch
+};
+
+struct Trace {
+  std::uint32_t version = kTraceVersion;
+  std::uint32_t ranks = 1;
+  std::vector<Buffer> buffers;
+  std::vector<Program> programs;
+  std::vector<Kernel> kernels;
+  std::vector<std::vector<HostCommand>> host;  // per rank
+
+  std::optional<std::uint32_t> find_buffer(std::string_view name) const;
+  std::optional<std::uint32_t> find_program(std::string_view name) const;
+};
+
+// Structural checks (indices in range, loops balanced and at most kNumLoopVars deep, registers
+// in range, every kernel launched exactly once by its own rank's host, sizes positive). Returns
+// the first problem, naming the program/instruction or kernel, or nullopt.
+std::optional<std::string> validate(const Trace& trace);
+
+// Totals, for `tessera trace inspect` and limits: instructions, workgroups, ops executed would
+// need a replay, so only static counts.
+struct TraceStats {
+  std::uint64_t instructions = 0;
+  std::uint64_t workgroups = 0;
+  std::uint64_t buffer_bytes_per_rank = 0;
+};
+TraceStats stats_of(const Trace& trace);
+
+}  // namespace tessera::workloads::trace
