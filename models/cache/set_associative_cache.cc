@@ -52,7 +52,7 @@ SetAssociativeCache::SetAssociativeCache(const CacheSpec& spec)
   slots_per_set_ = std::size_t{spec.ways} * std::min(spec.sparse_tag_factor, sectors);
   budget_sectors_ = spec.ways * sectors;
   tags_.assign(num_sets_ * slots_per_set_, kNoTag);
-  stamps_.assign(tags_.size(), ~std::uint64_t{0});
+  order_.assign(tags_.size(), Link{});
   meta_.assign(tags_.size(), Meta{});
   use_.assign(num_sets_, SetUse{});
 }
@@ -85,8 +85,8 @@ std::uint64_t SetAssociativeCache::next_random() {
 
 std::size_t SetAssociativeCache::choose_victim(std::uint64_t set, std::size_t keep) {
   const std::size_t first = set * slots_per_set_;
-  const std::size_t held = use_[set].chunks;
-  const std::size_t others = held - (keep != kNoSlot ? 1 : 0);
+  const SetUse& use = use_[set];
+  const std::size_t others = use.chunks - (keep != kNoSlot ? 1 : 0);
   if (others == 0) return kNoSlot;
   if (spec_.replacement == Replacement::kRandom) {
     // Uniform over the held slots other than `keep`.
@@ -94,16 +94,30 @@ std::size_t SetAssociativeCache::choose_victim(std::uint64_t set, std::size_t ke
     if (keep != kNoSlot && slot >= keep) ++slot;
     return slot;
   }
-  const std::uint64_t* stamps = stamps_.data() + first;
-  std::size_t victim = kNoSlot;
-  std::uint64_t oldest = ~std::uint64_t{0};
-  for (std::size_t i = 0; i < held; ++i) {
-    if (stamps[i] < oldest && first + i != keep) {
-      oldest = stamps[i];
-      victim = first + i;
-    }
-  }
-  return victim;
+  // LRU and FIFO: the oldest of the set's order, skipping `keep`.
+  std::uint32_t victim = use.oldest;
+  if (keep != kNoSlot && first + victim == keep) victim = order_[keep].newer;
+  return first + victim;
+}
+
+void SetAssociativeCache::unlink(std::uint64_t set, std::size_t slot) {
+  const std::size_t first = set * slots_per_set_;
+  SetUse& use = use_[set];
+  const Link link = order_[slot];
+  (link.older != kNil ? order_[first + link.older].newer : use.oldest) = link.newer;
+  (link.newer != kNil ? order_[first + link.newer].older : use.newest) = link.older;
+  order_[slot] = Link{};
+}
+
+void SetAssociativeCache::make_newest(std::uint64_t set, std::size_t slot) {
+  const std::size_t first = set * slots_per_set_;
+  const auto local = static_cast<std::uint32_t>(slot - first);
+  SetUse& use = use_[set];
+  if (use.newest == local) return;
+  if (order_[slot].older != kNil || order_[slot].newer != kNil || use.oldest == local) unlink(set, slot);
+  order_[slot] = Link{use.newest, kNil};
+  (use.newest != kNil ? order_[first + use.newest].newer : use.oldest) = local;
+  use.newest = local;
 }
 
 std::size_t SetAssociativeCache::make_room(std::uint64_t set, std::size_t keep, std::uint32_t sectors,
@@ -157,17 +171,24 @@ std::size_t SetAssociativeCache::drop(std::size_t slot, std::uint64_t mask) {
   m.valid &= ~dropped;
   m.dirty &= ~dropped;
   if (m.valid != 0) return kNoSlot;
-  const std::size_t last = set * slots_per_set_ + use.chunks - 1;
+  unlink(set, slot);
+  const std::size_t first = set * slots_per_set_;
+  const std::size_t last = first + use.chunks - 1;
   --use.chunks;
   std::size_t moved = kNoSlot;
   if (last != slot) {
+    // The last held slot moves into the hole, keeping its place in the order.
     tags_[slot] = tags_[last];
-    stamps_[slot] = stamps_[last];
     meta_[slot] = meta_[last];
+    const Link link = order_[last];
+    order_[slot] = link;
+    const auto local = static_cast<std::uint32_t>(slot - first);
+    (link.older != kNil ? order_[first + link.older].newer : use.oldest) = local;
+    (link.newer != kNil ? order_[first + link.newer].older : use.newest) = local;
     moved = last;
   }
   tags_[last] = kNoTag;
-  stamps_[last] = ~std::uint64_t{0};
+  order_[last] = Link{};
   meta_[last] = Meta{};
   return moved;
 }
@@ -193,6 +214,13 @@ AccessResult SetAssociativeCache::access(std::uint64_t address, std::uint64_t by
   const bool mark_dirty = write && policy == WritePolicy::kWriteBackAllocate;
   const std::uint64_t end = address + bytes;
 
+  // Chunks land on unrelated sets, so a long access is bound by memory latency: ask for the
+  // state of the sets a few chunks ahead while this one is handled, in two stages (the set's
+  // occupancy and tags first, then its oldest slot, which needs the occupancy). No effect on
+  // results.
+  constexpr std::uint64_t kAheadSet = 8;
+  constexpr std::uint64_t kAheadVictim = 4;
+  const std::uint64_t last_chunk = bytes != 0 ? (end - 1) >> chunk_shift_ : 0;
   for (std::uint64_t a = address; a < end;) {
     const std::uint64_t chunk = a >> chunk_shift_;
     const std::uint64_t base = chunk << chunk_shift_;
@@ -200,6 +228,21 @@ AccessResult SetAssociativeCache::access(std::uint64_t address, std::uint64_t by
     const std::uint64_t hi = std::min<std::uint64_t>(end - base, spec_.access_chunk_bytes);
     const std::uint64_t touch = sector_mask(lo, hi);
     const std::uint64_t set = set_index(chunk);
+    if (chunk + kAheadSet <= last_chunk) {
+      const std::uint64_t ahead = set_index(chunk + kAheadSet);
+      __builtin_prefetch(&use_[ahead]);
+      __builtin_prefetch(tags_.data() + ahead * slots_per_set_);
+      __builtin_prefetch(tags_.data() + ahead * slots_per_set_ + 8);
+    }
+    if (chunk + kAheadVictim <= last_chunk) {
+      const std::uint64_t ahead = set_index(chunk + kAheadVictim);
+      const SetUse& use = use_[ahead];
+      if (use.oldest != kNil) {
+        const std::size_t first = ahead * slots_per_set_;
+        __builtin_prefetch(meta_.data() + first + use.oldest);
+        __builtin_prefetch(order_.data() + first + use.oldest);
+      }
+    }
 
     std::size_t slot = find(set, chunk);
     const std::uint64_t present = slot != kNoSlot ? meta_[slot].valid & touch : 0;
@@ -224,7 +267,7 @@ AccessResult SetAssociativeCache::access(std::uint64_t address, std::uint64_t by
       make_room(set, kNoSlot, added, true, r);
       slot = set * slots_per_set_ + use_[set].chunks++;  // the first free slot
       tags_[slot] = chunk;
-      stamps_[slot] = ++clock_;  // FIFO order is fill order
+      make_newest(set, slot);  // FIFO order is fill order
     } else if (slot != kNoSlot && added != 0) {
       slot = make_room(set, slot, added, false, r);
     }
@@ -233,7 +276,7 @@ AccessResult SetAssociativeCache::access(std::uint64_t address, std::uint64_t by
       m.valid |= touch;
       use_[set].sectors += added;
       if (mark_dirty) m.dirty |= touch;
-      if (spec_.replacement == Replacement::kLru) stamps_[slot] = ++clock_;
+      if (spec_.replacement == Replacement::kLru) make_newest(set, slot);
     }
     a = base + hi;
   }
@@ -321,10 +364,9 @@ MaintenanceResult SetAssociativeCache::flush() {
 
 void SetAssociativeCache::reset() {
   std::fill(tags_.begin(), tags_.end(), kNoTag);
-  std::fill(stamps_.begin(), stamps_.end(), ~std::uint64_t{0});
+  std::fill(order_.begin(), order_.end(), Link{});
   std::fill(meta_.begin(), meta_.end(), Meta{});
   std::fill(use_.begin(), use_.end(), SetUse{});
-  clock_ = 0;
   rng_state_ = mix(spec_.random_seed) | 1;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/cache/access_result.h"
+#include "models/cache/huge_page_allocator.h"
 #include "models/cache/cache_spec.h"
 #include "models/cache/cache_stats.h"
 
@@ -55,15 +56,25 @@ class SetAssociativeCache {
   }
 
  private:
+  static constexpr std::uint32_t kNil = ~std::uint32_t{0};  // no slot (in a set's order)
   // Replacement and presence state of one tag slot; the slot is empty when `valid` is 0.
   struct Meta {
     std::uint64_t valid = 0;  // one bit per sector
     std::uint64_t dirty = 0;  // subset of valid
   };
   // Occupancy of one set: a set holds at most slots_per_set_ chunks and budget_sectors_ sectors.
+  // `oldest` and `newest` end the set's replacement order (slot indices within the set).
   struct SetUse {
     std::uint32_t chunks = 0;
     std::uint32_t sectors = 0;
+    std::uint32_t oldest = kNil;
+    std::uint32_t newest = kNil;
+  };
+  // A held slot's neighbours in its set's replacement order (LRU: by last use; FIFO: by fill),
+  // so that the victim is found in O(1) rather than by scanning the set.
+  struct Link {
+    std::uint32_t older = kNil;
+    std::uint32_t newer = kNil;
   };
   enum class Op { kInvalidate, kFlush };
   static constexpr std::uint64_t kNoTag = ~std::uint64_t{0};
@@ -72,6 +83,8 @@ class SetAssociativeCache {
   std::uint64_t set_index(std::uint64_t chunk) const;
   std::size_t find(std::uint64_t set, std::uint64_t chunk) const;  // slot index or kNoSlot
   std::size_t choose_victim(std::uint64_t set, std::size_t keep);   // a held slot other than `keep`
+  void make_newest(std::uint64_t set, std::size_t slot);  // append, or move to the newest end
+  void unlink(std::uint64_t set, std::size_t slot);        // remove from the set's order
   // Evicts until `sectors` more fit in the set (and a slot is free when `need_slot`). Returns
   // where `keep` now lives (slots move when the set is compacted).
   std::size_t make_room(std::uint64_t set, std::size_t keep, std::uint32_t sectors, bool need_slot, AccessResult& r);
@@ -97,11 +110,12 @@ class SetAssociativeCache {
   std::uint64_t full_mask_;        // every sector of a chunk
   std::size_t slots_per_set_;      // ways x effective sparse_tag_factor
   std::uint32_t budget_sectors_;   // ways x sectors per chunk: the set's capacity in sectors
-  std::vector<std::uint64_t> tags_;  // chunk index per slot; a set's held slots first, contiguous
-  std::vector<std::uint64_t> stamps_;  // last use (LRU) or fill time (FIFO); smallest is the victim
-  std::vector<Meta> meta_;           // parallel to tags_; tags and stamps apart so their scans stay dense
+  template <class T>
+  using Table = std::vector<T, HugePageAllocator<T>>;  // per-slot state: large, randomly accessed
+  Table<std::uint64_t> tags_;    // chunk index per slot; a set's held slots first, contiguous
+  Table<Link> order_;            // parallel to tags_: the replacement order of each set's held slots
+  Table<Meta> meta_;             // parallel to tags_; tags apart so that their scan stays dense
   std::vector<SetUse> use_;          // per set
-  std::uint64_t clock_ = 0;          // advances per touch; feeds LRU / FIFO stamps
   std::uint64_t rng_state_;
   std::vector<Segment> forwarded_;   // scratch behind AccessResult::forwarded
   std::vector<Segment> writebacks_;  // scratch behind *Result::writebacks

@@ -33,6 +33,21 @@ MemorySystem::MemorySystem(sim::Context context, std::string name, const topolog
   const std::uint32_t dies = spec.gpu.compute.num_dies;
   l2_routes_.resize(std::size_t{spec.num_gpus} * dies);
   die_loads_.resize(std::size_t{spec.num_gpus} * dies);
+  // The memory side's own resources, as routes: an atomic reads its old values there.
+  const auto node_route = [this](topology::Vertex vertex, topology::ResourceId resource) {
+    Route r;
+    r.resources = {resource};
+    r.vertices = {vertex};
+    r.latency_ps = topology_.resource(resource).spec.latency_ps;
+    r.bottleneck_bytes_per_s = topology_.resource(resource).spec.bandwidth_bytes_per_s;
+    return r;
+  };
+  for (std::uint32_t g = 0; g < spec.num_gpus; ++g) {
+    const topology::Vertex memory = topology_.vertex(Endpoint::memory(g));
+    const auto& info = topology_.info(memory);
+    hbm_routes_.push_back(node_route(memory, info.node_resource));
+    if (info.mall != topology::kNoResource) mall_routes_.push_back(node_route(memory, info.mall));
+  }
   for (std::uint32_t g = 0; g < spec.num_gpus; ++g) {
     for (std::uint32_t d = 0; d < dies; ++d) {
       const auto& info = topology_.info(topology_.vertex(Endpoint::die(g, d)));
@@ -183,6 +198,10 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
   const Endpoint memory = Endpoint::memory(a.owner);
   const std::uint32_t l2_index = owner_caches.l2_index(a.die, a.address);
 
+  if (a.kind == AccessKind::kAtomicAdd) {
+    atomic_add(a, on_done, payload);
+    return;
+  }
   DieLoads& die_loads = die_loads_[std::size_t{a.gpu} * spec.gpu.compute.num_dies + a.die];
   if (a.kind == AccessKind::kLoad) die_loads.load_bytes += a.bytes;
   if (a.owner == a.gpu) {
@@ -239,6 +258,35 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
     };
     start_parts(parts, a.kind, a.gpu, a.die, a.owner, port_bytes_per_s_, on_done, payload);
   }
+}
+
+void MemorySystem::atomic_add(const MemoryAccess& a, sim::Handler on_done, sim::Payload payload) {
+  const SystemSpec& spec = topology_.spec();
+  cache::CacheHierarchy& owner_caches = caches_[a.owner];
+  const std::uint32_t l2_index = owner_caches.l2_index(a.die, a.address);
+  const Endpoint die = Endpoint::die(a.gpu, a.die);
+  const Endpoint memory = Endpoint::memory(a.owner);
+  // The memory side reads the old values, then writes the sums.
+  const cache::HierarchyResult read = owner_caches.remote_read_arrives(a.address, a.bytes);
+  const cache::HierarchyResult write = owner_caches.remote_write_arrives(a.address, a.bytes);
+  totals_.mall_hit_bytes += read.mall_hit_bytes;
+  totals_.hbm_read_bytes += read.hbm_read_bytes;
+  totals_.hbm_write_bytes += read.hbm_write_bytes + write.hbm_write_bytes;
+  totals_.atomic_bytes += a.bytes;
+  const std::uint64_t to_hbm = std::min(write.hbm_write_bytes, a.bytes);
+  // Write-backs of other dirty data the accesses evicted (an address-partitioned L2).
+  post(routes_.route(Endpoint::die(a.owner, l2_index), memory, {.memory = MemoryNode::kHbm}),
+       read.hbm_write_bytes + write.hbm_write_bytes - to_hbm);
+  const sim::Tick atomic_ps = a.owner == a.gpu ? spec.gpu.atomics.local_latency_ps : spec.gpu.atomics.remote_latency_ps;
+  const bool has_mall = !mall_routes_.empty();
+  const Part parts[] = {
+      {&routes_.route(die, memory, {.memory = MemoryNode::kHbm}), to_hbm, atomic_ps},
+      {&routes_.route(die, memory, {.memory = MemoryNode::kNone}), a.bytes - to_hbm, atomic_ps},
+      {&l2_route(a.owner, l2_index), read.l2_hit_bytes, owner_caches.spec().l2.hit_latency_ps},
+      {has_mall ? &mall_routes_[a.owner] : nullptr, read.mall_hit_bytes, owner_caches.spec().mall.hit_latency_ps},
+      {&hbm_routes_[a.owner], read.hbm_read_bytes, 0},
+  };
+  start_parts(parts, a.kind, a.gpu, a.die, a.owner, port_bytes_per_s_, on_done, payload);
 }
 
 void MemorySystem::release_all(std::uint32_t gpu, sim::Handler on_done, sim::Payload payload) {

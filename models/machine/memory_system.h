@@ -22,6 +22,19 @@
 // | | owner L2 hit (NVIDIA) | owner's memory side (no HBM) -> the die |
 // | remote store | bytes reaching HBM | the die -> owner's memory side with HBM |
 // | | the rest (kept in owner's L2) | the die -> owner's memory side, no HBM |
+// | atomic add (local or remote) | the operand | as a remote store, from the die to the owner's memory side |
+// | | old values: MALL / L2-partition hit, HBM | the owner's MALL / that L2 / HBM alone |
+//
+// Ranged atomic adds (kAtomicAdd) are performed at the owner's memory side, where every die and
+// every peer sees one copy, as MI300X performs system-scope atomics on fine-grained memory: a
+// private L2 is bypassed, even the issuing die's own (its stale copy waits for an acquire); an
+// address-partitioned L2 (NVIDIA) is the point of coherence and performs them in its partition.
+// The cache model sees a read and a write at the memory side (remote_read_arrives, then
+// remote_write_arrives): the read-modify-write doubles the memory-side traffic of a store. The
+// operand parts start after the spec's atomic latency (atomics.local_latency_ps, or
+// remote_latency_ps for a peer's memory): the element atomics of one access are pipelined, so
+// their latency is paid once; their throughput is that of the routes (no separate limit on the
+// atomic units). The access completes when the old values have been read and the sums written.
 //
 // Rate limits of a workgroup (FabricSpec): stores stream at the CU port rate
 // (`cu_port_bytes_per_clock` x clock). Loads keep at most W = `max_bytes_in_flight_per_workgroup`
@@ -45,7 +58,11 @@
 
 namespace tessera::models::machine {
 
-enum class AccessKind : std::uint8_t { kLoad, kStore };
+enum class AccessKind : std::uint8_t {
+  kLoad,
+  kStore,
+  kAtomicAdd,  // element-wise atomic add of the bytes into the owner's memory (no value returned)
+};
 
 struct MemoryAccess {
   AccessKind kind = AccessKind::kLoad;
@@ -93,6 +110,7 @@ class MemorySystem : public sim::Component {
     std::uint64_t hbm_write_bytes = 0;
     std::uint64_t remote_load_bytes = 0;
     std::uint64_t remote_store_bytes = 0;
+    std::uint64_t atomic_bytes = 0;  // operand bytes of atomic adds, local and remote
     std::uint64_t dma_bytes = 0;
   };
   const Totals& totals() const { return totals_; }
@@ -128,6 +146,7 @@ class MemorySystem : public sim::Component {
   void start_parts(std::span<const Part> parts, AccessKind kind, std::uint32_t gpu, std::uint32_t die,
                    std::uint32_t owner, double stream_cap, sim::Handler on_done, sim::Payload payload);
   void post(const topology::Route& route, std::uint64_t bytes);
+  void atomic_add(const MemoryAccess& access, sim::Handler on_done, sim::Payload payload);
   void release_dies(std::uint32_t gpu, std::uint32_t first, std::uint32_t end, sim::Handler on_done, sim::Payload payload);
   fabric::RouteId network_route(const topology::Route& route, double cap);
   double load_cap(std::uint64_t part_bytes, std::uint64_t total_bytes, sim::Tick round_trip_ps, sim::Tick flow_latency_ps) const;
@@ -159,6 +178,8 @@ class MemorySystem : public sim::Component {
   };
   std::unordered_map<RouteKey, fabric::RouteId, RouteKeyHash> network_routes_;
   std::vector<topology::Route> l2_routes_;  // per (gpu, die): the L2 alone
+  std::vector<topology::Route> hbm_routes_;   // per gpu: the HBM alone (an atomic's read of old values)
+  std::vector<topology::Route> mall_routes_;  // per gpu: the MALL alone; empty without a MALL
 
   std::vector<Op> ops_;
   std::vector<std::uint32_t> free_ops_;

@@ -48,7 +48,10 @@ std::uint64_t route_key(std::size_t num_vertices, Vertex src, Vertex dst, RouteO
 }  // namespace
 
 RouteTable::RouteTable(const Topology& topology)
-    : topology_(topology), trees_(topology.num_vertices()), has_tree_(topology.num_vertices(), false) {}
+    : topology_(topology),
+      trees_(topology.num_vertices()),
+      has_tree_(topology.num_vertices(), false),
+      route_index_(topology.num_vertices() * topology.num_vertices() * 6, 0) {}
 
 const RouteTable::Tree& RouteTable::tree_from(Vertex src) {
   if (has_tree_.at(src)) return trees_[src];
@@ -140,8 +143,10 @@ const Route& RouteTable::route(Vertex src, Vertex dst, RouteOptions options) {
   const std::size_t n = topology_.num_vertices();
   if (src >= n || dst >= n) throw std::out_of_range("route: vertex out of range");
   const std::uint64_t key = route_key(n, src, dst, options);
-  if (auto it = routes_.find(key); it != routes_.end()) return it->second;
-  return routes_.emplace(key, compute(src, dst, options)).first->second;
+  if (const std::uint32_t at = route_index_[key]; at != 0) return routes_[at - 1];
+  routes_.push_back(compute(src, dst, options));
+  route_index_[key] = static_cast<std::uint32_t>(routes_.size());
+  return routes_.back();
 }
 
 const Route& RouteTable::route(const Endpoint& src, const Endpoint& dst, RouteOptions options) {

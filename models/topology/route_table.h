@@ -8,7 +8,7 @@
 // which follows only the spec, so the same system always routes the same way. Dies and memory
 // sides never appear mid-route (VertexInfo::transit).
 #include <cstdint>
-#include <unordered_map>
+#include <deque>
 #include <vector>
 
 #include "models/topology/endpoint.h"
@@ -47,7 +47,10 @@ class RouteTable {
   const Topology& topology_;
   std::vector<Tree> trees_;  // per source vertex, filled lazily
   std::vector<bool> has_tree_;
-  std::unordered_map<std::uint64_t, Route> routes_;
+  // Every memory access asks for a route: a dense index (0: not computed yet, else 1 + the
+  // position in routes_) rather than a hash lookup. A deque keeps references stable.
+  std::vector<std::uint32_t> route_index_;
+  std::deque<Route> routes_;
 };
 
 }  // namespace tessera::models::topology

@@ -12,6 +12,14 @@ Topology::Topology(SystemSpec spec, Graph graph, std::vector<TopologyResource> r
     if (!vertex_by_name_.emplace(graph_[v].name, v).second) {
       throw std::logic_error("topology: duplicate vertex " + graph_[v].name);
     }
+    const Endpoint& e = graph_[v].endpoint;
+    const auto kind = static_cast<std::size_t>(e.kind);
+    if (vertex_by_endpoint_.size() <= kind) vertex_by_endpoint_.resize(kind + 1);
+    auto& by_gpu = vertex_by_endpoint_[kind];
+    if (by_gpu.size() <= e.gpu) by_gpu.resize(e.gpu + 1);
+    auto& by_index = by_gpu[e.gpu];
+    if (by_index.size() <= e.index) by_index.resize(e.index + 1, kNoVertex);
+    by_index[e.index] = v;
   }
   for (ResourceId id = 0; id < resources_.size(); ++id) {
     if (!resource_by_name_.emplace(resources_[id].spec.name, id).second) {
@@ -32,10 +40,12 @@ std::optional<ResourceId> Topology::find_resource(std::string_view name) const {
 }
 
 Vertex Topology::vertex(const Endpoint& endpoint) const {
-  const std::string name = endpoint.name();
-  auto it = vertex_by_name_.find(name);
-  if (it == vertex_by_name_.end()) throw std::out_of_range("topology of '" + spec_.name + "' has no vertex " + name);
-  return it->second;
+  const auto kind = static_cast<std::size_t>(endpoint.kind);
+  if (kind < vertex_by_endpoint_.size() && endpoint.gpu < vertex_by_endpoint_[kind].size()) {
+    const auto& by_index = vertex_by_endpoint_[kind][endpoint.gpu];
+    if (endpoint.index < by_index.size() && by_index[endpoint.index] != kNoVertex) return by_index[endpoint.index];
+  }
+  throw std::out_of_range("topology of '" + spec_.name + "' has no vertex " + endpoint.name());
 }
 
 std::optional<Vertex> Topology::find_vertex(std::string_view name) const {

@@ -63,6 +63,7 @@ struct EdgeInfo {
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, VertexInfo, EdgeInfo>;
 using Vertex = Graph::vertex_descriptor;
+inline constexpr Vertex kNoVertex = ~Vertex{0};
 using Edge = Graph::edge_descriptor;
 
 class Topology {
@@ -91,6 +92,9 @@ class Topology {
   Graph graph_;
   std::vector<TopologyResource> resources_;
   std::map<std::string, Vertex, std::less<>> vertex_by_name_;
+  // vertex() is on the path of every memory access: a dense table per (kind, gpu) of the
+  // vertices by index, instead of a lookup by name.
+  std::vector<std::vector<std::vector<Vertex>>> vertex_by_endpoint_;  // [kind][gpu][index]
   std::map<std::string, ResourceId, std::less<>> resource_by_name_;
 };
 

@@ -1,4 +1,4 @@
-// tessera run [CONFIG] [--set K=V]... [--out DIR] [--json] [--seed S] [--max-events N]
+// tessera run [CONFIG] [--set K=V]... [--out DIR] [--json] [--seed S] [--max-events N] [--dump-trace FILE]
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -10,6 +10,8 @@
 
 #include "bench/phold/phold_engine.h"
 #include "workloads/microbench/run_microbench.h"
+#include "workloads/replay/replay.h"
+#include "workloads/trace/trace_file.h"
 #include "sim/app/atomic_file.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
@@ -38,6 +40,35 @@ nlohmann::json run_kind(const RunSpec& spec, const workloads::microbench::Microb
   return workloads::microbench::to_json(workloads::microbench::run_microbench(spec.system, params, limits));
 }
 
+workloads::replay::ReplayOptions replay_options(const RunSpec& spec) {
+  workloads::replay::ReplayOptions options;
+  if (spec.options.max_events) options.max_events = *spec.options.max_events;
+  return options;
+}
+
+nlohmann::json run_trace(const RunSpec& spec, const workloads::trace::Trace& trace) {
+  return workloads::replay::to_json(workloads::replay::replay_trace(trace, spec.system, replay_options(spec)));
+}
+
+nlohmann::json run_kind(const RunSpec& spec, const workloads::replay::TraceWorkloadParams& params) {
+  return run_trace(spec, workloads::trace::load_trace(params.path));
+}
+
+nlohmann::json run_kind(const RunSpec& spec, const workloads::patterns::PatternWorkload& pattern) {
+  return run_trace(spec, pattern.make_trace(spec.system));
+}
+
+// The trace a run replays: a generated workload's, or the user's trace file's.
+std::optional<workloads::trace::Trace> trace_of(const RunSpec& spec) {
+  if (const auto* pattern = std::get_if<workloads::patterns::PatternWorkload>(&spec.workload)) {
+    return pattern->make_trace(spec.system);
+  }
+  if (const auto* file = std::get_if<workloads::replay::TraceWorkloadParams>(&spec.workload)) {
+    return workloads::trace::load_trace(file->path);
+  }
+  return std::nullopt;
+}
+
 // Runs the workload and returns the summary: every field a report or a script reads.
 nlohmann::json run_workload(const RunSpec& spec) {
   nlohmann::json s;
@@ -45,11 +76,34 @@ nlohmann::json run_workload(const RunSpec& spec) {
   s["system"] = spec.system.name;
   s["workload"] = spec.workload_kind;
   s["seed"] = spec.options.seed;
+  // Every workload parameter, defaults filled in; the variant or mapping also on top, for tables.
+  const nlohmann::json parameters = describe_json(spec)["workload"];
+  s["workload_parameters"] = parameters;
+  for (const char* key : {"variant", "mapping"}) {
+    if (parameters.contains(key)) s[key] = parameters[key];
+  }
   s.update(std::visit([&spec](const auto& params) { return run_kind(spec, params); }, spec.workload));
   s["zero_latency_keys"] = models::zero_latency_keys(spec.system);
   const double wall_s = s["wall_s"].get<double>();
   s["wall_events_per_s"] = wall_s > 0 ? static_cast<double>(s["events"].get<std::uint64_t>()) / wall_s : 0.0;
   return s;
+}
+
+// Per kernel: where it ran and when, in launch order; long traces list the first kernels only.
+std::string render_kernels(const nlohmann::json& kernels) {
+  constexpr std::size_t kMaxRows = 40;
+  TextTable t({"kernel", "GPU", "stream", "workgroups", "launch (ns)", "start (ns)", "end (ns)"});
+  std::size_t rows = 0;
+  for (const auto& k : kernels) {
+    if (rows++ == kMaxRows) break;
+    t.add_row({k["name"].get<std::string>(), std::to_string(k["rank"].get<std::uint32_t>()),
+               std::to_string(k["stream"].get<std::uint32_t>()), std::to_string(k["grid"].get<std::uint64_t>()),
+               fmt::format("{:.1f}", k["launch_ns"].get<double>()), fmt::format("{:.1f}", k["start_ns"].get<double>()),
+               fmt::format("{:.1f}", k["end_ns"].get<double>())});
+  }
+  std::string out = t.render();
+  if (kernels.size() > kMaxRows) out += fmt::format("({} more kernels in --json)\n", kernels.size() - kMaxRows);
+  return out;
 }
 
 std::string render_text(const nlohmann::json& s) {
@@ -58,15 +112,25 @@ std::string render_text(const nlohmann::json& s) {
   t.add_row({"workload", s["workload"].get<std::string>(), ""});
   t.add_row({"seed", std::to_string(s["seed"].get<std::uint64_t>()), ""});
   if (s.contains("op")) t.add_row({"op", s["op"].get<std::string>(), ""});
+  if (s.contains("variant")) t.add_row({"variant", s["variant"].get<std::string>(), ""});
   t.add_row({"simulated time", fmt::format("{:.3f}", s["makespan_ns"].get<double>()), "ns"});
   if (s.contains("bandwidth_GBps")) {
     t.add_row({"bandwidth per GPU", fmt::format("{:.2f}", s["bandwidth_GBps"].get<double>()), "GB/s"});
   }
   if (s.contains("latency_ns")) t.add_row({"latency", fmt::format("{:.3f}", s["latency_ns"].get<double>()), "ns"});
+  for (const auto& [key, label] : {std::pair{"l2_hit_rate", "L2 hit rate"}, std::pair{"mall_hit_rate", "MALL hit rate"}}) {
+    if (s.contains(key) && s[key].is_number()) t.add_row({label, fmt::format("{:.1f}", 100.0 * s[key].get<double>()), "%"});
+  }
+  if (s.contains("link_class_bytes")) {
+    for (const auto& [link_class, bytes] : s["link_class_bytes"].items()) {
+      t.add_row({"bytes over " + link_class, fmt::format("{:.3f}", bytes.get<double>() / (1 << 20)), "MiB"});
+    }
+  }
   t.add_row({"events", std::to_string(s["events"].get<std::uint64_t>()), "events"});
   t.add_row({"wall time", fmt::format("{:.3f}", s["wall_s"].get<double>()), "s"});
   t.add_row({"event rate", fmt::format("{:.2f}", s["wall_events_per_s"].get<double>() / 1e6), "M events/s"});
   std::string out = t.render();
+  if (s.contains("kernels") && !s["kernels"].empty()) out += "\n" + render_kernels(s["kernels"]);
   if (!s["complete"].get<bool>()) out += "note: stopped by --max-events; the result is incomplete\n";
   if (!s["zero_latency_keys"].empty()) {
     out += fmt::format("note: latencies at 0 ps in this system file (uncalibrated, see docs/hardware-sources.md): {}\n",
@@ -87,6 +151,7 @@ int command_run(const Args& args) {
       ("json", "print one JSON object on stdout instead of the table")
       ("seed", po::value<std::uint64_t>(), "seed of every random draw (overrides the config's seed)")
       ("max-events", po::value<std::uint64_t>(), "stop after this many events; the result is marked incomplete")
+      ("dump-trace", po::value<std::string>(), "also write the workload's tile-level trace to FILE (.jsonl text, .tsrt binary)")
       ("config", po::value<std::string>(), "the run config (also the first positional argument)");
   po::positional_options_description pos;
   pos.add("config", 1);
@@ -106,6 +171,11 @@ int command_run(const Args& args) {
   RunSpec spec = load_run_spec(config, sets);
   if (auto* phold = std::get_if<bench::PholdParams>(&spec.workload); phold && spec.options.max_events) {
     phold->max_events = *spec.options.max_events;
+  }
+  if (vm.count("dump-trace")) {
+    const auto trace = trace_of(spec);
+    if (!trace) throw UsageError(fmt::format("--dump-trace: workload kind '{}' has no tile-level trace", spec.workload_kind));
+    workloads::trace::save_trace(*trace, vm["dump-trace"].as<std::string>());
   }
   const nlohmann::json summary = run_workload(spec);
 

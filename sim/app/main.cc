@@ -14,6 +14,7 @@
 #include "sim/app/version.h"
 #include "sim/config/config_error.h"
 #include "sim/config/suggest.h"
+#include "workloads/replay/replay_error.h"
 #include "workloads/trace/trace_error.h"
 
 namespace {
@@ -82,6 +83,13 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   } catch (const tessera::workloads::trace::TraceError& e) {
     std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const tessera::workloads::replay::ReplayError& e) {
+    std::cerr << "error: the trace cannot run on this system: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::invalid_argument& e) {
+    // Generators refuse impossible parameter combinations this way, naming the key.
+    std::cerr << "error: bad workload parameters: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const boost::program_options::error& e) {
     std::cerr << "tessera " << all[0] << ": " << e.what() << " (see tessera " << all[0] << " --help)\n";

@@ -1,5 +1,7 @@
 #include "sim/app/run_spec.h"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "bench/phold/phold_schema.h"
@@ -7,6 +9,7 @@
 #include "sim/config/schema.h"
 #include "sim/config/suggest.h"
 #include "workloads/microbench/microbench_schema.h"
+#include "workloads/patterns/pattern_kinds.h"
 
 namespace tessera::app {
 namespace {
@@ -44,11 +47,34 @@ const auto& workload_schema(const bench::PholdParams&) { return bench::phold_sch
 const auto& workload_schema(const workloads::microbench::MicrobenchParams&) {
   return workloads::microbench::microbench_schema();
 }
+const auto& workload_schema(const workloads::replay::TraceWorkloadParams&) {
+  return workloads::replay::trace_workload_schema();
+}
+
+template <class Params>
+std::string workload_yaml(const Params& p) { return workload_schema(p).to_yaml(p, 2); }
+std::string workload_yaml(const workloads::patterns::PatternWorkload& p) { return p.to_yaml(2); }
+template <class Params>
+nlohmann::json workload_json(const Params& p) { return workload_schema(p).to_json(p); }
+nlohmann::json workload_json(const workloads::patterns::PatternWorkload& p) { return p.to_json(); }
+
+// A relative trace path starts at the folder of the file that names it; one given by --set or
+// in an embedded config starts at the working folder.
+std::string resolve_trace_path(const ConfigNode& path_node, const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string& file = path_node.location().file;
+  if (p.is_absolute() || file.empty() || file.starts_with("embedded:") || file.starts_with("--set")) return path;
+  return (std::filesystem::path(file).parent_path() / p).lexically_normal().string();
+}
 
 }  // namespace
 
 const std::vector<std::string>& workload_kinds() {
-  static const std::vector<std::string> kinds{"microbench", "phold"};
+  static const std::vector<std::string> kinds = [] {
+    std::vector<std::string> k{"microbench", "phold", "trace"};
+    for (const auto& pattern : workloads::patterns::pattern_kinds()) k.push_back(pattern.name);
+    return k;
+  }();
   return kinds;
 }
 
@@ -64,6 +90,12 @@ RunSpec read_run_spec(const ConfigNode& root) {
     bench::PholdParams phold = bench::phold_schema().read(workload, {.extra_keys = {"kind"}});
     phold.seed = spec.options.seed;
     spec.workload = phold;
+  } else if (spec.workload_kind == "trace") {
+    auto params = workloads::replay::trace_workload_schema().read(workload, {.extra_keys = {"kind"}});
+    params.path = resolve_trace_path(workload.at("path"), params.path);
+    spec.workload = params;
+  } else if (const auto* pattern = workloads::patterns::find_pattern_kind(spec.workload_kind)) {
+    spec.workload = pattern->read(workload, spec.system);
   } else {
     namespace mb = workloads::microbench;
     const mb::MicrobenchParams params = mb::microbench_schema().read(workload, {.extra_keys = {"kind"}});
@@ -80,14 +112,14 @@ std::string describe_yaml(const RunSpec& spec) {
   std::string out = options_schema().to_yaml(spec.options);
   out += "system:\n" + models::system_schema().to_yaml(spec.system, 2);
   out += fmt::format("workload:\n  kind: {}\n", spec.workload_kind);
-  out += std::visit([](const auto& w) { return workload_schema(w).to_yaml(w, 2); }, spec.workload);
+  out += std::visit([](const auto& w) { return workload_yaml(w); }, spec.workload);
   return out;
 }
 
 nlohmann::json describe_json(const RunSpec& spec) {
   nlohmann::json j = options_schema().to_json(spec.options);
   j["system"] = models::system_schema().to_json(spec.system);
-  nlohmann::json workload = std::visit([](const auto& w) { return workload_schema(w).to_json(w); }, spec.workload);
+  nlohmann::json workload = std::visit([](const auto& w) { return workload_json(w); }, spec.workload);
   workload["kind"] = spec.workload_kind;
   j["workload"] = std::move(workload);
   return j;

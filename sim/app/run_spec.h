@@ -13,6 +13,8 @@
 #include "models/system/system_spec.h"
 #include "sim/config/config_node.h"
 #include "workloads/microbench/microbench_params.h"
+#include "workloads/patterns/pattern_workload.h"
+#include "workloads/replay/trace_workload.h"
 
 namespace tessera::app {
 
@@ -21,8 +23,10 @@ struct RunOptions {
   std::optional<std::uint64_t> max_events;  // stop after this many events (result marked incomplete)
 };
 
-// The parameters of the workload, by kind: the alternative names the kind.
-using WorkloadParams = std::variant<workloads::microbench::MicrobenchParams, bench::PholdParams>;
+// The parameters of the workload, by kind: the alternative names the kind, except that every
+// generated kind (ag_gemm, gemm, ...) is a PatternWorkload that knows its own kind.
+using WorkloadParams = std::variant<workloads::microbench::MicrobenchParams, bench::PholdParams,
+                                    workloads::replay::TraceWorkloadParams, workloads::patterns::PatternWorkload>;
 
 struct RunSpec {
   models::SystemSpec system;

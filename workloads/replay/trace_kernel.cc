@@ -65,7 +65,8 @@ void TraceKernel::advance(std::uint32_t handle) {
         wg.compute(static_cast<double>(op.a), op.dtype, sim::bind<&TraceKernel::on_done>(this), me);
         return;
       case OpKind::kLoad:
-      case OpKind::kStore: {
+      case OpKind::kStore:
+      case OpKind::kAtomicAddRange: {
         const std::uint32_t owner = checked_rank(handle, op.a);
         std::uint64_t address = 0;
         if (!context_.addresses.resolve(op.buffer, op.b, op.c, address)) {
@@ -73,8 +74,10 @@ void TraceKernel::advance(std::uint32_t handle) {
                                    context_.trace.buffers.at(op.buffer).name, context_.trace.buffers.at(op.buffer).bytes));
         }
         if (op.c == 0) continue;
-        const MemoryAccess access{op.kind == OpKind::kLoad ? AccessKind::kLoad : AccessKind::kStore, kernel_.rank, wg.die(),
-                                  owner, address, static_cast<std::uint64_t>(op.c)};
+        const AccessKind kind = op.kind == OpKind::kLoad    ? AccessKind::kLoad
+                                : op.kind == OpKind::kStore ? AccessKind::kStore
+                                                            : AccessKind::kAtomicAdd;
+        const MemoryAccess access{kind, kernel_.rank, wg.die(), owner, address, static_cast<std::uint64_t>(op.c)};
         machine.memory().access(access, sim::bind<&TraceKernel::on_done>(this), me);
         return;
       }

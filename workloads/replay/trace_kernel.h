@@ -2,6 +2,9 @@
 // One kernel of a trace as the GPU runs it: each workgroup steps through the kernel's program
 // with a Cursor and performs each operation against the machine, continuing when the
 // operation completes. Control instructions cost nothing; a workgroup barrier costs nothing.
+// Loads, stores and ranged atomic adds (atomic_add_range) are memory accesses
+// (MemorySystem::access: an atomic add is performed at the owner's memory side); flag atomics,
+// releases and waits go to the FlagStore.
 #include <cstdint>
 #include <string>
 #include <vector>

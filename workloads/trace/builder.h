@@ -38,6 +38,19 @@ class ProgramBuilder {
   ProgramBuilder& store(std::uint32_t buffer, Expr owner_rank, Expr offset, Expr bytes) {
     return memory(OpKind::kStore, buffer, std::move(owner_rank), std::move(offset), std::move(bytes));
   }
+  // Adds `bytes` bytes of `dtype` elements into `buffer`'s copy on `owner_rank`, atomically at
+  // its memory side (a reduction into a peer's or this GPU's memory, e.g. a GEMM tile).
+  ProgramBuilder& atomic_add_range(std::uint32_t buffer, Expr owner_rank, Expr offset, Expr bytes,
+                                   models::compute::Dtype dtype = models::compute::Dtype::kFp16) {
+    Instr in;
+    in.kind = OpKind::kAtomicAddRange;
+    in.dtype = dtype;
+    in.buffer = buffer;
+    in.a = std::move(owner_rank);
+    in.b = std::move(offset);
+    in.c = std::move(bytes);
+    return add(std::move(in));
+  }
   ProgramBuilder& atomic_add(Expr flag_rank, Expr flag_id, Expr operand) {
     return flag(OpKind::kAtomicAdd, std::move(flag_rank), std::move(flag_id), std::move(operand));
   }
@@ -148,7 +161,8 @@ class TraceBuilder {
     for (std::uint32_t r = 0; r < trace_.ranks; ++r) trace_.host[r].push_back({HostOp::kRankBarrier, 0});
   }
 
-  // Throws std::invalid_argument with validate()'s message when the trace is malformed.
+  // Sets the trace's version to required_version (the lowest that holds it); throws
+  // std::invalid_argument with validate()'s message when the trace is malformed.
   Trace build() &&;
 
  private:

@@ -9,7 +9,7 @@ constexpr std::pair<std::string_view, OpKind> kOps[] = {
     {"compute", OpKind::kCompute}, {"load", OpKind::kLoad},       {"store", OpKind::kStore},
     {"atomic_add", OpKind::kAtomicAdd}, {"atomic_xchg", OpKind::kAtomicXchg}, {"release", OpKind::kRelease},
     {"wait", OpKind::kWait},       {"barrier", OpKind::kBarrier}, {"loop", OpKind::kLoop},
-    {"end_loop", OpKind::kEndLoop}, {"set", OpKind::kSet},
+    {"end_loop", OpKind::kEndLoop}, {"set", OpKind::kSet}, {"atomic_add_range", OpKind::kAtomicAddRange},
 };
 
 bool uses_regs_ok(const Expr& e) {
@@ -58,8 +58,20 @@ std::optional<std::uint32_t> Trace::find_program(std::string_view name) const {
   return std::nullopt;
 }
 
+std::uint32_t required_version(const Trace& t) {
+  for (const Program& p : t.programs) {
+    for (const Instr& in : p.instrs) {
+      if (in.kind == OpKind::kAtomicAddRange) return 2;
+    }
+  }
+  return kOldestTraceVersion;
+}
+
 std::optional<std::string> validate(const Trace& t) {
-  if (t.version != kTraceVersion) return fmt::format("trace version {} (this Tessera reads version {})", t.version, kTraceVersion);
+  if (t.version < kOldestTraceVersion || t.version > kTraceVersion) {
+    return fmt::format("trace version {} (this Tessera reads versions {} to {})", t.version, kOldestTraceVersion,
+                       kTraceVersion);
+  }
   if (t.ranks == 0) return "ranks must be at least 1";
   for (const Buffer& b : t.buffers) {
     if (b.bytes == 0) return fmt::format("buffer '{}': size must be positive", b.name);
@@ -75,6 +87,10 @@ std::optional<std::string> validate(const Trace& t) {
       switch (in.kind) {
         case OpKind::kLoad:
         case OpKind::kStore:
+          if (in.buffer >= t.buffers.size()) return where() + ": no such buffer";
+          break;
+        case OpKind::kAtomicAddRange:
+          if (t.version < 2) return where() + fmt::format(": needs format version 2 (the trace is version {})", t.version);
           if (in.buffer >= t.buffers.size()) return where() + ": no such buffer";
           break;
         case OpKind::kWait:
@@ -139,6 +155,7 @@ TraceStats stats_of(const Trace& t) {
 namespace tessera::workloads::trace {
 
 Trace TraceBuilder::build() && {
+  trace_.version = required_version(trace_);
   if (auto problem = validate(trace_)) throw std::invalid_argument("generated trace: " + *problem);
   return std::move(trace_);
 }

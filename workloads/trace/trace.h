@@ -15,6 +15,7 @@
 // | compute | flops, dtype | matrix work on the workgroup's CU (shared with its other workgroups) |
 // | load / store | buffer, rank, offset, bytes | bytes of `buffer` on GPU `rank` (this GPU or a peer) |
 // | atomic_add / atomic_xchg | flag rank, flag id, operand | a flag atomic; waits for the result |
+// | atomic_add_range | buffer, rank, offset, bytes, dtype | adds the workgroup's `bytes` (elements of `dtype`) into the range element-wise, atomically, at the memory side of GPU `rank`; done when every element is performed |
 // | release | flag rank, flag id, value | release-store: makes this workgroup's writes visible (its L2's dirty data written back where the L2 is private), then stores the flag; posted |
 // | wait | flag rank, flag id, compare, value [, acquire buffer, offset, bytes] | spin until `flag <compare> value`; then acquire the range (drop this die's stale L2 copies) |
 // | barrier | scope, id | workgroup: none; device: every workgroup of this kernel; all_ranks: every workgroup of the kernels of this name on every rank |
@@ -31,7 +32,13 @@
 
 namespace tessera::workloads::trace {
 
-inline constexpr std::uint32_t kTraceVersion = 1;
+// The format version this Tessera writes for traces that need it, and the oldest it reads.
+// Version 2 added atomic_add_range; a version-1 trace is a version-2 trace without it, so both
+// are read, and a trace keeps its version when written (required_version gives the lowest
+// version that holds a trace: TraceBuilder uses it, so generated traces without the new op
+// stay readable by a version-1 Tessera).
+inline constexpr std::uint32_t kTraceVersion = 2;
+inline constexpr std::uint32_t kOldestTraceVersion = 1;
 
 enum class OpKind : std::uint8_t {
   kCompute,
@@ -45,6 +52,7 @@ enum class OpKind : std::uint8_t {
   kLoop,
   kEndLoop,
   kSet,
+  kAtomicAddRange,  // version 2: appended so that the earlier ops keep their binary codes
 };
 std::string_view op_name(OpKind kind);
 std::optional<OpKind> parse_op(std::string_view name);
@@ -57,7 +65,8 @@ inline constexpr std::uint32_t kNoBuffer = ~std::uint32_t{0};
 // One instruction. Which fields mean what depends on `kind` (see the table above):
 //   compute:  a = flops
 //   load, store: buffer, a = rank, b = offset (bytes), c = bytes
-//   atomic_*: a = flag rank, b = flag id, c = operand
+//   atomic_add, atomic_xchg: a = flag rank, b = flag id, c = operand
+//   atomic_add_range: buffer, a = rank, b = offset (bytes), c = bytes, dtype = element type
 //   release:  a = flag rank, b = flag id, c = value
 //   wait:     a = flag rank, b = flag id, c = value, compare; buffer (kNoBuffer: no acquire),
 //             d = acquire offset, e = acquire bytes (the acquire is on this rank's copy)
@@ -119,7 +128,10 @@ struct Trace {
   std::optional<std::uint32_t> find_program(std::string_view name) const;
 };
 
-// Structural checks (indices in range, loops balanced and at most kNumLoopVars deep, registers
+// The lowest format version that holds `trace`: 2 when it uses atomic_add_range, else 1.
+std::uint32_t required_version(const Trace& trace);
+
+// Structural checks (a version this Tessera reads and that has every op used, indices in range, loops balanced and at most kNumLoopVars deep, registers
 // in range, every kernel launched exactly once by its own rank's host, sizes positive). Returns
 // the first problem, naming the program/instruction or kernel, or nullopt.
 std::optional<std::string> validate(const Trace& trace);

@@ -170,7 +170,7 @@ Instr read_instr(ByteReader& r) {
   static constexpr std::array<std::string_view, kNumExprFields> kExprNames = {"expression a", "expression b", "expression c",
                                                                              "expression d", "expression e"};
   Instr in;
-  in.kind = r.enumerated("op", OpKind::kSet);
+  in.kind = r.enumerated("op", OpKind::kAtomicAddRange);
   in.dtype = r.enumerated("dtype", models::compute::Dtype::kFp32);
   in.compare = r.enumerated("compare", models::sync::Compare::kLt);
   in.scope = r.enumerated("scope", BarrierScope::kAllRanks);
@@ -253,8 +253,9 @@ Trace read_trace_binary(std::istream& in, const std::string& file_name) {
   Trace t;
   const std::size_t version_at = r.offset();
   t.version = r.u32("format version");
-  if (t.version != kTraceVersion) {
-    r.fail(version_at, fmt::format("format version {} (this Tessera reads version {})", t.version, kTraceVersion));
+  if (t.version < kOldestTraceVersion || t.version > kTraceVersion) {
+    r.fail(version_at, fmt::format("format version {} (this Tessera reads versions {} to {})", t.version,
+                                   kOldestTraceVersion, kTraceVersion));
   }
   const std::size_t ranks_at = r.offset();
   t.ranks = r.u32("ranks");

@@ -32,9 +32,9 @@ constexpr std::array<Compare, 6> kCompares = {Compare::kEq, Compare::kNe, Compar
 constexpr std::array<Dtype, 4> kDtypes = {Dtype::kFp16, Dtype::kBf16, Dtype::kFp8, Dtype::kFp32};
 constexpr std::array<BarrierScope, 3> kScopes = {BarrierScope::kWorkgroup, BarrierScope::kDevice, BarrierScope::kAllRanks};
 constexpr std::array<HostOp, 3> kHostOps = {HostOp::kLaunch, HostOp::kSync, HostOp::kRankBarrier};
-constexpr std::array<OpKind, 11> kOpKinds = {OpKind::kCompute,    OpKind::kLoad,    OpKind::kStore,   OpKind::kAtomicAdd,
+constexpr std::array<OpKind, 12> kOpKinds = {OpKind::kCompute,    OpKind::kLoad,    OpKind::kStore,   OpKind::kAtomicAdd,
                                              OpKind::kAtomicXchg, OpKind::kRelease, OpKind::kWait,    OpKind::kBarrier,
-                                             OpKind::kLoop,       OpKind::kEndLoop, OpKind::kSet};
+                                             OpKind::kLoop,       OpKind::kEndLoop, OpKind::kSet,     OpKind::kAtomicAddRange};
 
 // Letters rather than compare_name()'s symbols: easier to type and to read in JSON.
 std::string_view compare_text(Compare c) {
@@ -62,6 +62,7 @@ std::string_view host_op_text(HostOp op) {
 const std::vector<std::string>& op_keys(OpKind kind) {
   static const std::vector<std::string> kCompute = {"op", "flops", "dtype"};
   static const std::vector<std::string> kMemory = {"op", "buffer", "rank", "offset", "bytes"};
+  static const std::vector<std::string> kAtomicRange = {"op", "buffer", "rank", "offset", "bytes", "dtype"};
   static const std::vector<std::string> kAtomicAdd = {"op", "flag_rank", "flag_id", "operand"};
   static const std::vector<std::string> kFlagValue = {"op", "flag_rank", "flag_id", "value"};
   static const std::vector<std::string> kWait = {"op",    "flag_rank",      "flag_id",       "compare",
@@ -82,6 +83,7 @@ const std::vector<std::string>& op_keys(OpKind kind) {
     case OpKind::kLoop: return kLoop;
     case OpKind::kEndLoop: return kEndLoop;
     case OpKind::kSet: return kSet;
+    case OpKind::kAtomicAddRange: return kAtomicRange;
   }
   return kEndLoop;
 }
@@ -354,8 +356,9 @@ class TextReader {
     const Fields f(*this, j, "");
     f.allow_only(kKeys, "the header");
     const std::uint64_t version = f.unsigned_int("tessera_trace", "the header", std::numeric_limits<std::uint32_t>::max());
-    if (version != kTraceVersion) {
-      fail("tessera_trace", fmt::format("format version {} (this Tessera reads version {})", version, kTraceVersion));
+    if (version < kOldestTraceVersion || version > kTraceVersion) {
+      fail("tessera_trace", fmt::format("format version {} (this Tessera reads versions {} to {})", version,
+                                        kOldestTraceVersion, kTraceVersion));
     }
     const std::uint64_t ranks = f.unsigned_int("ranks", "the header", kMaxRanks);
     if (ranks == 0) fail("ranks", "must be at least 1");
@@ -460,6 +463,16 @@ class TextReader {
       case OpKind::kSet:
         in.target = register_of(f.need("register", what), f.path("register"));
         in.a = f.expr("value", what);
+        break;
+      case OpKind::kAtomicAddRange:
+        if (trace_.version < 2) {
+          fail(f.path("op"), fmt::format("atomic_add_range needs format version 2 (the header says {})", trace_.version));
+        }
+        in.buffer = lookup(f.need("buffer", what), f.path("buffer"), "buffer", buffers_);
+        in.a = f.expr("rank", what);
+        in.b = f.expr("offset", what);
+        in.c = f.expr("bytes", what);
+        if (const json* d = f.find("dtype")) in.dtype = choose(*d, f.path("dtype"), "dtype", kDtypes, models::compute::dtype_name);
         break;
     }
     return in;
@@ -644,6 +657,13 @@ ojson op_json(const Instr& in, const Trace& t) {
     case OpKind::kSet:
       o["register"] = fmt::format("r{}", in.target);
       o["value"] = expr_json(in.a);
+      break;
+    case OpKind::kAtomicAddRange:
+      o["buffer"] = buffer_name(in.buffer);
+      o["rank"] = expr_json(in.a);
+      o["offset"] = expr_json(in.b);
+      o["bytes"] = expr_json(in.c);
+      o["dtype"] = models::compute::dtype_name(in.dtype);
       break;
   }
   return o;

@@ -148,3 +148,65 @@ TEST_CASE("accesses outside a buffer and traces larger than the system are error
   CHECK_THROWS_WITH_AS(replay_trace(std::move(two).build(), tessera::models::topology::test::mi300x(1)),
                        doctest::Contains("2 ranks"), ReplayError);
 }
+
+// A ranged atomic add is performed at the owner's memory side: the operand crosses the links
+// like a store, and the memory side reads the old values and writes the sums, so it loads the
+// owner's HBM twice. With HBM (100 GB/s) slower than a CU's port (134.4 GB/s) and no MALL, by
+// hand (mi300x test system, launch 1 us, atomic latencies 0):
+//   store into rank 1:   one flow on rank 1's HBM at 100 GB/s, + route latency 1148 ns;
+//   atomic into rank 1:  the operand flow and the read flow share that HBM, 50 GB/s each; the
+//                        operand's route latency (1148 ns) exceeds the read's (HBM alone, 428 ns);
+//   atomic into rank 0:  the same two flows on rank 0's HBM; die -> local HBM is 428 ns.
+TEST_CASE("atomic_add_range reads and writes at the owner's memory side: twice a store's HBM traffic") {
+  SystemSpec s = two_mi300x();
+  s.gpu.memory.hbm_bandwidth_bytes_per_s = 100e9;
+  s.gpu.memory.mall.capacity_bytes = 0;
+  const auto run = [&s](OpKind kind, std::int64_t owner) {
+    TraceBuilder t(2);
+    const auto c = t.buffer("C", kMiB);
+    ProgramBuilder p("reduce");
+    if (kind == OpKind::kStore) {
+      p.store(c, owner, 0, kMiB);
+    } else {
+      p.atomic_add_range(c, owner, 0, kMiB);
+    }
+    const auto prog = t.program(std::move(p));
+    t.launch({"reduce", 0, 0, 1, prog, {}});
+    const Trace trace = std::move(t).build();
+    CHECK(trace.version == (kind == OpKind::kStore ? 1u : 2u));
+    return replay_trace(trace, s);
+  };
+  const auto store = run(OpKind::kStore, 1);
+  const auto remote = run(OpKind::kAtomicAddRange, 1);
+  const auto local = run(OpKind::kAtomicAddRange, 0);
+  CHECK(static_cast<double>(store.makespan_ps) / 1e3 == doctest::Approx(1000 + ns(kMiB, 100e9) + 1148).epsilon(1e-5));
+  CHECK(static_cast<double>(remote.makespan_ps) / 1e3 == doctest::Approx(1000 + ns(kMiB, 50e9) + 1148).epsilon(1e-5));
+  CHECK(static_cast<double>(local.makespan_ps) / 1e3 == doctest::Approx(1000 + ns(kMiB, 50e9) + 428).epsilon(1e-5));
+  CHECK(store.link_class_bytes.at("hbm") == static_cast<std::uint64_t>(kMiB));
+  CHECK(remote.link_class_bytes.at("hbm") == static_cast<std::uint64_t>(2 * kMiB));
+  CHECK(local.link_class_bytes.at("hbm") == static_cast<std::uint64_t>(2 * kMiB));
+  CHECK(remote.link_class_bytes.at("xgmi") == static_cast<std::uint64_t>(kMiB));  // the operand only
+  CHECK(local.link_class_bytes.at("xgmi") == 0);
+  CHECK(local.link_class_bytes.at("l2") == 0);  // the issuing die's L2 is bypassed
+}
+
+TEST_CASE("atomic_add_range: the old values hit the MALL that the previous sums filled") {
+  // Two atomics on one range: the first reads HBM, the second the MALL (write-through with
+  // allocate); both write through to HBM. The second finishes sooner: the MALL is wider.
+  SystemSpec s = two_mi300x();
+  s.gpu.memory.hbm_bandwidth_bytes_per_s = 100e9;
+  TraceBuilder t(2);
+  const auto c = t.buffer("C", kMiB);
+  ProgramBuilder p("twice");
+  p.atomic_add_range(c, 1, 0, kMiB).atomic_add_range(c, 1, 0, kMiB);
+  const auto prog = t.program(std::move(p));
+  t.launch({"twice", 0, 0, 1, prog, {}});
+  const auto r = replay_trace(std::move(t).build(), s);
+  CHECK(r.mall_hit_rate == doctest::Approx(0.5));
+  CHECK(r.link_class_bytes.at("hbm") == static_cast<std::uint64_t>(3 * kMiB));  // one read, two writes
+  CHECK(r.link_class_bytes.at("mall") == static_cast<std::uint64_t>(kMiB));
+  // First: 2 MiB on the 100 GB/s HBM; second: 1 MiB written there while the read streams from the MALL.
+  const double first = ns(kMiB, 50e9) + 1148;
+  const double second = std::max(ns(kMiB, 100e9) + 1148, 138 + ns(kMiB, 64 * 2.1e9));
+  CHECK(static_cast<double>(r.makespan_ps) / 1e3 == doctest::Approx(1000 + first + second).epsilon(1e-5));
+}

@@ -60,9 +60,17 @@ TEST_CASE("the header: magic and version") {
   const std::string good = bytes_of(test::sample_trace());
   CHECK(error_of("") == R"(t.tsrt: byte 0: not a binary trace (the magic bytes "TSRTRACE" are missing))");
   CHECK(error_of("{\"tessera_trace\": 1}") == R"(t.tsrt: byte 0: not a binary trace (the magic bytes "TSRTRACE" are missing))");
-  std::string v2 = good;
-  put_u32(v2, 8, 2);
-  CHECK(error_of(v2) == "t.tsrt: byte 8: format version 2 (this Tessera reads version 1)");
+  std::string v3 = good;
+  put_u32(v3, 8, 3);
+  CHECK(error_of(v3) == "t.tsrt: byte 8: format version 3 (this Tessera reads versions 1 to 2)");
+  std::string v0 = good;
+  put_u32(v0, 8, 0);
+  CHECK(error_of(v0) == "t.tsrt: byte 8: format version 0 (this Tessera reads versions 1 to 2)");
+  // The sample uses atomic_add_range, which version 1 does not have.
+  std::string v1 = good;
+  put_u32(v1, 8, 1);
+  CHECK(error_of(v1) == "t.tsrt: program 'everything' instruction 14 (atomic_add_range): needs format version 2 "
+                        "(the trace is version 1)");
   std::string no_ranks = good;
   put_u32(no_ranks, 12, 0);
   CHECK(error_of(no_ranks) == "t.tsrt: byte 12: ranks must be at least 1");
@@ -141,4 +149,20 @@ TEST_CASE("a binary trace that breaks a rule is reported with validate's words")
   Trace t = test::sample_trace();
   t.kernels[0].grid = 0;
   CHECK(error_of(bytes_of(t)) == "t.tsrt: kernel 'main': grid must be at least 1");
+}
+
+TEST_CASE("a version-1 trace (no atomic_add_range) keeps its version through a binary round trip") {
+  TraceBuilder b(1);
+  const auto buf = b.buffer("x", 4096);
+  ProgramBuilder p("p");
+  p.store(buf, rank(), 0, 4096);
+  const auto prog = b.program(std::move(p));
+  b.launch({"k", 0, 0, 1, prog, {}, 0, 0});
+  const Trace t = std::move(b).build();
+  CHECK(t.version == 1);
+  const std::string bytes = bytes_of(t);
+  CHECK(static_cast<unsigned char>(bytes[8]) == 1);
+  const Trace back = read_bytes(bytes);
+  test::check_same(t, back);
+  CHECK(test::sample_trace().version == 2);
 }

@@ -64,7 +64,8 @@ inline void check_same(const Trace& x, const Trace& y) {
   }
 }
 
-// Three ranks; every op kind, dtype, compare and scope that a text writer must name; nested
+// Three ranks; every op kind (so it is a version-2 trace), dtype, compare and scope that a
+// text writer must name; nested
 // loops; registers; kernel arguments; CU ranges; launches, syncs and barriers.
 inline Trace sample_trace() {
   using models::compute::Dtype;
@@ -87,6 +88,7 @@ inline Trace sample_trace() {
       .compute(1, Dtype::kBf16)
       .end_loop()
       .atomic_add(0, wg(), 1)
+      .atomic_add_range(a, mod(reg(1), 3), wg() * 64 + 128, 64, Dtype::kBf16)
       .atomic_xchg(rank(), 7, reg(3))
       .release(mod(reg(1), 3), wg() + 100, -1)
       .wait(rank(), wg() + 100, Compare::kEq, 1)

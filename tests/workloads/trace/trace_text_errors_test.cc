@@ -58,12 +58,30 @@ TEST_CASE("the header: first, once, the right version, sensible ranks") {
   CHECK(error_of({}) == R"(t.jsonl: no header: the first line must be {"tessera_trace": 1, "ranks": N})");
   check_error({kBuffer}, "t.jsonl:1: the first record must be the header");
   check_error({kHeader, kHeader}, "t.jsonl:2: tessera_trace: a second header");
-  check_error({R"({"tessera_trace": 2, "ranks": 2})"}, "t.jsonl:1: tessera_trace: format version 2 (this Tessera reads version 1)");
+  check_error({R"({"tessera_trace": 3, "ranks": 2})"},
+              "t.jsonl:1: tessera_trace: format version 3 (this Tessera reads versions 1 to 2)");
+  check_error({R"({"tessera_trace": 0, "ranks": 2})"},
+              "t.jsonl:1: tessera_trace: format version 0 (this Tessera reads versions 1 to 2)");
   check_error({R"({"tessera_trace": 1, "ranks": 0})"}, "t.jsonl:1: ranks: must be at least 1");
   check_error({R"({"tessera_trace": 1, "ranks": -2})"}, "t.jsonl:1: ranks: must not be negative");
   check_error({R"({"tessera_trace": 1, "ranks": 4000000000})"}, "t.jsonl:1: ranks: 4000000000 is too large");
   check_error({R"({"tessera_trace": 1})"}, "t.jsonl:1: missing key 'ranks' (the header needs it)");
   check_error({R"({"tessera_trace": 1, "rank": 2})"}, "t.jsonl:1: rank: unknown key; did you mean 'ranks'?");
+}
+
+TEST_CASE("atomic_add_range: version 2 only, a buffer and a range") {
+  const std::string add = R"({"op": "atomic_add_range", "buffer": "A", "rank": 1, "offset": 64, "bytes": 64})";
+  const std::string v2 = R"({"tessera_trace": 2, "ranks": 2})";
+  CHECK(error_of({v2, kBuffer, program_with(add), kKernel, kLaunch}) == "");
+  check_error({kHeader, kBuffer, program_with(add)},
+              "t.jsonl:3: ops[0].op: atomic_add_range needs format version 2 (the header says 1)");
+  check_error({v2, kBuffer, program_with(R"({"op": "atomic_add_range", "buffer": "A", "rank": 1, "offset": 64})")},
+              "t.jsonl:3: ops[0]: missing key 'bytes'");
+  check_error({v2, kBuffer, program_with(R"({"op": "atomic_add_range", "buffer": "B", "rank": 1, "offset": 0, "bytes": 8})")},
+              "t.jsonl:3: ops[0].buffer: no buffer 'B'");
+  check_error({v2, kBuffer,
+               program_with(R"({"op": "atomic_add_range", "buffer": "A", "rank": 1, "offset": 0, "bytes": 8, "dtype": "fp61"})")},
+              "t.jsonl:3: ops[0].dtype: unknown dtype 'fp61'; did you mean 'fp16'?");
 }
 
 TEST_CASE("unknown keys and record kinds name the nearest known word") {

@@ -48,15 +48,19 @@ TEST_CASE("text round trip keeps host lists whose barrier counts differ per rank
   b.sync(1);
   b.launch({"k", 1, 0, 1, prog, {}, 0, 0});
   Trace t = std::move(b).build();
+  CHECK(t.version == 1);  // no atomic_add_range: the builder keeps the oldest version
   t.host[0].push_back({HostOp::kRankBarrier, 0});  // rank 0: two barriers, rank 1: one
   const std::string text = text_of(t);
+  CHECK(text.rfind(R"({"tessera_trace":1,"ranks":2})", 0) == 0);
   CHECK(text.find(R"({"host":"rank_barrier","rank":0})") != std::string::npos);
   test::check_same(t, read_text(text));
 }
 
 TEST_CASE("the writer writes one record per line: header, buffers, programs, kernels, host") {
   const std::string text = text_of(test::sample_trace());
-  CHECK(text.rfind(R"({"tessera_trace":1,"ranks":3})" "\n", 0) == 0);
+  CHECK(text.rfind(R"({"tessera_trace":2,"ranks":3})" "\n", 0) == 0);  // it uses atomic_add_range
+  CHECK(text.find(R"({"op":"atomic_add_range","buffer":"A","rank":"r1%3","offset":"64*wg + 128","bytes":64,"dtype":"bf16"})") !=
+        std::string::npos);
   CHECK(text.find(R"({"buffer":"A","bytes":1048576})") != std::string::npos);
   CHECK(text.find(R"("offset":"4096*i0 - nwg + 7")") != std::string::npos);
   CHECK(text.find(R"({"op":"wait","flag_rank":0,"flag_id":3,"compare":"lt","value":9,"acquire_buffer":"flags area",)") !=

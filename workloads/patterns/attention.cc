@@ -1,0 +1,210 @@
+#include "workloads/patterns/attention.h"
+
+#include <fmt/format.h>
+
+#include "workloads/patterns/gemm_tiling.h"
+
+namespace tessera::workloads::patterns {
+
+using trace::Expr;
+
+namespace {
+
+// Registers of the attention program (r0 = the logical id, kRegPid, from the kernel argument).
+constexpr int kRegBh = 1;        // batch * q_heads + q head
+constexpr int kRegBlock = 2;     // Q block
+constexpr int kRegQOffset = 3;   // first byte of the Q (and O) block
+constexpr int kRegKvOffset = 4;  // first byte of the KV head's rows
+constexpr int kRegKvBlocks = 5;  // KV blocks this workgroup streams
+constexpr int kRegLeft = 6;      // (KV blocks % c) + c - 1: the remainder group's count and size
+
+constexpr double kMaxSeq = 1 << 24;
+constexpr std::uint64_t kMaxDivisor = 0xFFFF'FFFFULL;
+
+std::int64_t i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+
+std::optional<ParamProblem> params_problem(const AttentionParams& p) {
+  if (p.batch == 0 || p.q_heads == 0 || p.head_dim == 0) {
+    return ParamProblem{p.batch == 0 ? "batch" : p.q_heads == 0 ? "q_heads" : "head_dim", "must be positive"};
+  }
+  if (p.block_m == 0 || p.block_n == 0 || p.kv_blocks_per_op == 0) {
+    return ParamProblem{p.block_m == 0 ? "block_m" : p.block_n == 0 ? "block_n" : "kv_blocks_per_op",
+                        "must be positive"};
+  }
+  const std::uint32_t kv_heads = p.kv_heads == 0 ? p.q_heads : p.kv_heads;
+  if (p.q_heads % kv_heads != 0) {
+    return ParamProblem{"kv_heads", fmt::format("q_heads ({}) must be a multiple of kv_heads ({}): each KV head "
+                                                "serves q_heads / kv_heads query heads", p.q_heads, kv_heads)};
+  }
+  if (p.seq_len == 0 || p.seq_len % p.block_m != 0 || p.seq_len % p.block_n != 0) {
+    return ParamProblem{"seq_len", fmt::format("seq_len ({}) must be a positive multiple of block_m ({}) and "
+                                               "block_n ({}): the kernel has no masked edge blocks",
+                                               p.seq_len, p.block_m, p.block_n)};
+  }
+  const AttentionShape s = shape_of(p);
+  if (s.grid.workgroups() > kMaxDivisor / 2) {
+    return ParamProblem{"seq_len", fmt::format("{} workgroups are more than a trace can index", s.grid.workgroups())};
+  }
+  if (s.q_bytes() > (1ULL << 56)) return ParamProblem{"seq_len", "a buffer of more than 2^56 bytes"};
+  return std::nullopt;
+}
+
+struct Buffers {
+  std::uint32_t q = 0, k = 0, v = 0, o = 0;
+};
+
+// The program of one workgroup (see attention.h).
+trace::ProgramBuilder attention_program(const AttentionParams& p, const AttentionShape& s, const Buffers& b) {
+  const auto c = static_cast<std::int64_t>(p.kv_blocks_per_op);
+  const auto c32 = p.kv_blocks_per_op;
+  const std::int64_t kv_block = i64(s.kv_block_bytes);
+  const auto block_flops = static_cast<std::int64_t>(s.flops_per_kv_block / 2);  // one of the two products
+  const Expr kv_offset = trace::reg(kRegKvOffset);
+
+  trace::ProgramBuilder prog("attention");
+  append_attention_coord(prog, s.grid, p.mapping, kRegBh, kRegBlock);
+  prog.set(kRegQOffset, trace::reg(kRegBh) * i64(s.head_bytes) + trace::reg(kRegBlock) * i64(s.q_block_bytes));
+  // q head h of batch b reads KV head b * kv_heads + h / group = bh / group (q_heads is a
+  // multiple of group).
+  prog.set(kRegKvOffset, trace::div(trace::reg(kRegBh), static_cast<std::uint32_t>(s.group)) * i64(s.head_bytes));
+  if (p.causal) {
+    // ceil((m + 1) * block_m / block_n) = (m * block_m + block_m + block_n - 1) / block_n.
+    prog.set(kRegKvBlocks, trace::reg(kRegBlock) * p.block_m + Expr(i64(p.block_m) + p.block_n - 1));
+    prog.set(kRegKvBlocks, trace::div(trace::reg(kRegKvBlocks), p.block_n));
+  } else {
+    prog.set(kRegKvBlocks, i64(s.kv_blocks));
+  }
+
+  prog.load(b.q, trace::rank(), trace::reg(kRegQOffset), i64(s.q_block_bytes));
+  const auto group_ops = [&](const Expr& first, const Expr& bytes, const Expr& flops) {
+    prog.load(b.k, trace::rank(), first, bytes);
+    prog.compute(flops, p.dtype);  // S = Q K^T
+    prog.load(b.v, trace::rank(), first, bytes);
+    prog.compute(flops, p.dtype);  // O += P V
+  };
+  // Whole groups of c KV blocks.
+  prog.loop(trace::div(trace::reg(kRegKvBlocks), c32));
+  group_ops(kv_offset + trace::loop(0) * (c * kv_block), c * kv_block, c * block_flops);
+  prog.end_loop();
+  // The remainder r = blocks % c, as a loop of (r + c - 1) / c = (r > 0 ? 1 : 0) iterations, so
+  // that no zero-byte op is issued.
+  prog.set(kRegLeft, trace::mod(trace::reg(kRegKvBlocks), c32) + Expr(c - 1));
+  prog.loop(trace::div(trace::reg(kRegLeft), c32));
+  const Expr left = trace::reg(kRegLeft) - Expr(c - 1);
+  group_ops(kv_offset + trace::div(trace::reg(kRegKvBlocks), c32) * (c * kv_block), left * kv_block,
+            left * block_flops);
+  prog.end_loop();
+  prog.store(b.o, trace::rank(), trace::reg(kRegQOffset), i64(s.q_block_bytes));
+  return prog;
+}
+
+}  // namespace
+
+const sim::config::Schema<AttentionParams>& attention_schema() {
+  using S = sim::config::Schema<AttentionParams>;
+  static const S s =
+      S("attention",
+        "Flash-Attention-2 forward on one GPU: one workgroup per block_m-row Q block of a (batch, head), streaming "
+        "its head's K and V (BRIEF §4, arXiv 2511.02132)")
+          .count("batch", &AttentionParams::batch, "sequences").range(1, 1 << 16)
+          .count("q_heads", &AttentionParams::q_heads, "query heads").range(1, 1 << 16)
+          .count("kv_heads", &AttentionParams::kv_heads,
+                 "key/value heads; q_heads must be a multiple; 0: q_heads (MHA)")
+          .range(0, 1 << 16)
+          .count("seq_len", &AttentionParams::seq_len,
+                 "tokens of Q and of K/V; a multiple of block_m and block_n")
+          .range(1, kMaxSeq)
+          .count("head_dim", &AttentionParams::head_dim, "elements per head row").range(1, 4096)
+          .count("block_m", &AttentionParams::block_m, "Q rows per workgroup").range(1, 4096)
+          .count("block_n", &AttentionParams::block_n, "K/V rows per KV block (one loop iteration)").range(1, 4096)
+          .choice("dtype", &AttentionParams::dtype, dtype_choices(), "element type of Q, K, V and O")
+          .boolean("causal", &AttentionParams::causal,
+                   "Q block m streams only the KV blocks up to its diagonal (computed whole and masked)")
+          .choice("mapping", &AttentionParams::mapping, attention_mapping_choices(),
+                  "which launched workgroup computes which (batch, head, Q block); workgroup i runs on die i mod D. "
+                  "naive_head_first: consecutive ids take consecutive Q blocks of one head (the usual FA2 grid); "
+                  "naive_block_first: consecutive ids take one Q block of consecutive heads; swizzled_*: the same "
+                  "orders after the chiplet swizzle, so that each die gets a contiguous range of them "
+                  "(swizzled_head_first: every block of a head on one die, one head at a time)")
+          .count("kv_blocks_per_op", &AttentionParams::kv_blocks_per_op,
+                 "KV blocks moved or computed by one trace op (coarsening for replay speed; bytes and FLOPs stay "
+                 "exact, loads and products interleave in steps of this many blocks); 1: one op per block")
+          .range(1, 1 << 20)
+          .count("ranks", &AttentionParams::ranks,
+                 "GPUs each running the same attention on its own buffers; 0: all GPUs of the system")
+          .range(0, 1 << 16)
+          .check([](const AttentionParams& p) -> std::optional<std::string> {
+            if (auto problem = params_problem(p)) return problem->key + ": " + problem->message;
+            return std::nullopt;
+          });
+  return s;
+}
+
+AttentionShape shape_of(const AttentionParams& p) {
+  AttentionShape s;
+  s.grid.batch = p.batch;
+  s.grid.q_heads = p.q_heads;
+  s.grid.q_blocks = p.block_m == 0 ? 0 : p.seq_len / p.block_m;
+  s.kv_heads = p.kv_heads == 0 ? p.q_heads : p.kv_heads;
+  s.group = s.kv_heads == 0 ? 1 : p.q_heads / s.kv_heads;
+  s.kv_blocks = p.block_n == 0 ? 0 : p.seq_len / p.block_n;
+  s.elem_bytes = element_bytes(p.dtype);
+  const std::uint64_t row_bytes = std::uint64_t{p.head_dim} * s.elem_bytes;
+  s.head_bytes = p.seq_len * row_bytes;
+  s.q_block_bytes = p.block_m * row_bytes;
+  s.kv_block_bytes = p.block_n * row_bytes;
+  s.flops_per_kv_block = 4.0 * p.block_m * p.block_n * p.head_dim;
+  return s;
+}
+
+std::uint64_t kv_blocks_of(const AttentionParams& p, std::uint64_t q_block) {
+  if (!p.causal) return p.seq_len / p.block_n;
+  return ((q_block + 1) * p.block_m + p.block_n - 1) / p.block_n;
+}
+
+std::uint32_t ranks_of(const AttentionParams& p, const models::SystemSpec& system) {
+  return p.ranks != 0 ? p.ranks : system.num_gpus;
+}
+
+std::optional<ParamProblem> check_against_system(const AttentionParams& p, const models::SystemSpec& system) {
+  const std::uint32_t ranks = ranks_of(p, system);
+  if (ranks == 0) return ParamProblem{"ranks", "the system has no GPUs"};
+  if (ranks > system.num_gpus) {
+    return ParamProblem{"ranks", fmt::format("{} ranks but the system '{}' has {} GPU(s)", ranks, system.name,
+                                             system.num_gpus)};
+  }
+  if (auto problem = params_problem(p)) return problem;
+  const AttentionShape s = shape_of(p);
+  if (auto problem = attention_mapping_problem(s.grid, system.gpu.compute.num_dies, p.mapping)) {
+    return ParamProblem{"mapping", *problem};
+  }
+  return std::nullopt;
+}
+
+trace::Trace make_attention(const AttentionParams& p, const models::SystemSpec& system) {
+  throw_if_problem("attention", check_against_system(p, system));
+  const AttentionShape s = shape_of(p);
+  const std::uint32_t ranks = ranks_of(p, system);
+
+  trace::TraceBuilder tb(ranks);
+  Buffers b;
+  b.q = tb.buffer("Q", s.q_bytes());
+  b.k = tb.buffer("K", s.kv_bytes());
+  b.v = tb.buffer("V", s.kv_bytes());
+  b.o = tb.buffer("O", s.q_bytes());
+  const std::uint32_t program = tb.program(attention_program(p, s, b));
+  const std::uint64_t grid = s.grid.workgroups();
+  for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+    trace::Kernel k;
+    k.name = "attention";
+    k.rank = rank;
+    k.grid = grid;
+    k.program = program;
+    k.args = {attention_logical_id_expr(s.grid, system.gpu.compute.num_dies, p.mapping)};
+    tb.launch(std::move(k));
+  }
+  tb.sync_all();
+  return std::move(tb).build();
+}
+
+}  // namespace tessera::workloads::patterns
