@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "workloads/patterns/collective_launch.h"
+
 namespace tessera::workloads::patterns {
 
 using trace::Expr;
@@ -186,20 +188,7 @@ std::vector<std::uint32_t> append_all_gather(trace::TraceBuilder& builder, std::
   } else {
     append_one_shot(p, ranks, spec, math);
   }
-  const std::uint32_t program = builder.program(std::move(p));
-  std::vector<std::uint32_t> kernels;
-  for (std::uint32_t rank = 0; rank < ranks; ++rank) {
-    trace::Kernel k;
-    k.name = spec.name;
-    k.rank = rank;
-    k.stream = spec.stream;
-    k.grid = math.split.channels;
-    k.program = program;
-    k.cu_first = spec.cu_first;
-    k.cu_count = spec.cu_count;
-    kernels.push_back(builder.launch(std::move(k)));
-  }
-  return kernels;
+  return launch_on_every_rank(builder, spec, ranks, math.split.channels, builder.program(std::move(p)));
 }
 
 }  // namespace tessera::workloads::patterns

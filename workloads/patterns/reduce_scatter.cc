@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "workloads/patterns/collective_launch.h"
+
 #include "workloads/patterns/gemm_tiling.h"
 
 namespace tessera::workloads::patterns {
@@ -172,20 +174,7 @@ std::vector<std::uint32_t> append_reduce_scatter(trace::TraceBuilder& builder, s
   append_ring_reduce_steps(p, ranks, layout, pieces, [&](ProgramBuilder& body) {
     body.store(spec.output_buffer, trace::rank(), Expr(i64(spec.output_offset)) + pieces.lo(), pieces.bytes());
   });
-  const std::uint32_t program = builder.program(std::move(p));
-  std::vector<std::uint32_t> kernels;
-  for (std::uint32_t rank = 0; rank < ranks; ++rank) {
-    trace::Kernel k;
-    k.name = spec.name;
-    k.rank = rank;
-    k.stream = spec.stream;
-    k.grid = pieces.split.channels;
-    k.program = program;
-    k.cu_first = spec.cu_first;
-    k.cu_count = spec.cu_count;
-    kernels.push_back(builder.launch(std::move(k)));
-  }
-  return kernels;
+  return launch_on_every_rank(builder, spec, ranks, pieces.split.channels, builder.program(std::move(p)));
 }
 
 }  // namespace tessera::workloads::patterns
