@@ -19,7 +19,10 @@ CacheSpec mi300x_mall_spec() {
   s.capacity_bytes = 256ull << 20;
   s.ways = 16;
   s.line_bytes = 64;
-  s.access_chunk_bytes = 4096;
+  // Simulation granularity, not hardware: 64 KiB chunks (1 KiB sectors) cost a sixteenth of the
+  // lookups of 4 KiB on streams, and changed no hit rate or makespan by more than 0.06% on the
+  // tile-level workloads (docs/performance.md, "MALL chunk").
+  s.access_chunk_bytes = 64 * 1024;
   s.write_policy = WritePolicy::kWriteThroughAllocate;
   s.set_indexing = SetIndexing::kHash;  // 128 channels are address-hashed in hardware
   s.hit_latency_ps = 250'000;           // placeholder: between L2 (~138 ns) and HBM (~430 ns)

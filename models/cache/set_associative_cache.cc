@@ -42,6 +42,7 @@ SetAssociativeCache::SetAssociativeCache(const CacheSpec& spec)
       chunk_shift_(static_cast<std::uint32_t>(std::countr_zero(spec.access_chunk_bytes))),
       line_shift_(static_cast<std::uint32_t>(std::countr_zero(spec.line_bytes))),
       sector_shift_(std::max(line_shift_, chunk_shift_ > 6 ? chunk_shift_ - 6 : 0u)),
+      set_mask_(std::has_single_bit(num_sets_) ? num_sets_ - 1 : 0),
       full_mask_(0),
       slots_per_set_(0),
       budget_sectors_(0),
@@ -62,7 +63,10 @@ void SetAssociativeCache::attach_stats(sim::stats::StatRegistry& registry, std::
 }
 
 std::uint64_t SetAssociativeCache::set_index(std::uint64_t chunk) const {
-  return (spec_.set_indexing == SetIndexing::kHash ? mix(chunk) : chunk) % num_sets_;
+  const std::uint64_t key = spec_.set_indexing == SetIndexing::kHash ? mix(chunk) : chunk;
+  // A mask when the set count is a power of two (every preset): a 64-bit division costs tens of
+  // cycles and this runs for every chunk of every access, several times with the look-ahead.
+  return set_mask_ != 0 ? key & set_mask_ : key % num_sets_;
 }
 
 std::size_t SetAssociativeCache::find(std::uint64_t set, std::uint64_t chunk) const {
@@ -193,13 +197,39 @@ std::size_t SetAssociativeCache::drop(std::size_t slot, std::uint64_t mask) {
   return moved;
 }
 
+template <class Result>
+void SetAssociativeCache::write_back(std::size_t slot, std::uint64_t dirty, Result& result) {
+  if (dirty == 0) return;
+  append_runs(writebacks_, tags_[slot] << chunk_shift_, dirty, 0, spec_.access_chunk_bytes);
+  result.writeback_bytes += static_cast<std::uint64_t>(std::popcount(dirty)) << sector_shift_;
+}
+
+std::size_t SetAssociativeCache::fill_slot(std::uint64_t set, std::uint64_t chunk, std::uint32_t sectors,
+                                          AccessResult& r) {
+  SetUse& use = use_[set];
+  std::size_t slot = kNoSlot;
+  if (use.chunks == slots_per_set_ || use.sectors + sectors > budget_sectors_) {
+    // The common case of a full set: the first victim's slot takes the new chunk in place, so
+    // the set needs no compaction (which would move its last slot and relink its neighbours).
+    slot = choose_victim(set, kNoSlot);
+    Meta& m = meta_[slot];
+    ++r.evicted_chunks;
+    write_back(slot, m.dirty, r);
+    use.sectors -= static_cast<std::uint32_t>(std::popcount(m.valid));
+    m = Meta{};
+    tags_[slot] = chunk;
+    make_newest(set, slot);  // FIFO order is fill order
+    return make_room(set, slot, sectors, false, r);  // more victims when one was not enough
+  }
+  slot = set * slots_per_set_ + use.chunks++;  // the first free slot
+  tags_[slot] = chunk;
+  make_newest(set, slot);
+  return slot;
+}
+
 std::size_t SetAssociativeCache::evict(std::size_t slot, AccessResult& result) {
   ++result.evicted_chunks;
-  const Meta& m = meta_[slot];
-  if (m.dirty != 0) {
-    append_runs(writebacks_, tags_[slot] << chunk_shift_, m.dirty, 0, spec_.access_chunk_bytes);
-    result.writeback_bytes += static_cast<std::uint64_t>(std::popcount(m.dirty)) << sector_shift_;
-  }
+  write_back(slot, meta_[slot].dirty, result);
   return drop(slot, full_mask_);
 }
 
@@ -264,10 +294,7 @@ AccessResult SetAssociativeCache::access(std::uint64_t address, std::uint64_t by
 
     const auto added = static_cast<std::uint32_t>(std::popcount(touch & ~present));
     if (slot == kNoSlot && allocate) {
-      make_room(set, kNoSlot, added, true, r);
-      slot = set * slots_per_set_ + use_[set].chunks++;  // the first free slot
-      tags_[slot] = chunk;
-      make_newest(set, slot);  // FIFO order is fill order
+      slot = fill_slot(set, chunk, added, r);
     } else if (slot != kNoSlot && added != 0) {
       slot = make_room(set, slot, added, false, r);
     }
@@ -291,11 +318,8 @@ AccessResult SetAssociativeCache::access(std::uint64_t address, std::uint64_t by
 std::size_t SetAssociativeCache::maintain(std::size_t slot, std::uint64_t mask, Op op, MaintenanceResult& result) {
   Meta& m = meta_[slot];
   const std::uint64_t dirty = m.dirty & mask;
-  if (dirty != 0) {
-    append_runs(writebacks_, tags_[slot] << chunk_shift_, dirty, 0, spec_.access_chunk_bytes);
-    result.writeback_bytes += static_cast<std::uint64_t>(std::popcount(dirty)) << sector_shift_;
-    m.dirty &= ~dirty;
-  }
+  write_back(slot, dirty, result);
+  m.dirty &= ~dirty;
   if (op == Op::kInvalidate) {
     result.invalidated_bytes += static_cast<std::uint64_t>(std::popcount(m.valid & mask)) << sector_shift_;
     return drop(slot, mask);
@@ -354,8 +378,12 @@ MaintenanceResult SetAssociativeCache::flush(std::uint64_t address, std::uint64_
 MaintenanceResult SetAssociativeCache::flush() {
   writebacks_.clear();
   MaintenanceResult r;
-  for (std::size_t slot = 0; slot < tags_.size(); ++slot) {
-    if (meta_[slot].dirty != 0) maintain(slot, full_mask_, Op::kFlush, r);
+  // Held slots sit at the front of their set: the rest (most of a sparse-tag table) is skipped.
+  for (std::uint64_t set = 0; set < num_sets_; ++set) {
+    const std::size_t first = set * slots_per_set_;
+    for (std::size_t slot = first; slot < first + use_[set].chunks; ++slot) {
+      if (meta_[slot].dirty != 0) maintain(slot, full_mask_, Op::kFlush, r);
+    }
   }
   r.writebacks = writebacks_;
   stats_.record(r);

@@ -88,6 +88,10 @@ class SetAssociativeCache {
   // Evicts until `sectors` more fit in the set (and a slot is free when `need_slot`). Returns
   // where `keep` now lives (slots move when the set is compacted).
   std::size_t make_room(std::uint64_t set, std::size_t keep, std::uint32_t sectors, bool need_slot, AccessResult& r);
+  // A slot for a missing chunk (tag set, newest in the order, no sectors yet), evicting as needed.
+  std::size_t fill_slot(std::uint64_t set, std::uint64_t chunk, std::uint32_t sectors, AccessResult& r);
+  template <class Result>  // AccessResult or MaintenanceResult
+  void write_back(std::size_t slot, std::uint64_t dirty, Result& result);  // records the dirty runs
   std::uint64_t sector_mask(std::uint64_t lo, std::uint64_t hi) const;  // sectors overlapping [lo, hi)
   std::uint64_t overlap_bytes(std::uint64_t mask, std::uint64_t lo, std::uint64_t hi) const;
   // Appends the runs of `mask` (clipped to [lo, hi) inside the chunk at `base`) to `out`.
@@ -107,6 +111,7 @@ class SetAssociativeCache {
   std::uint32_t chunk_shift_;
   std::uint32_t line_shift_;
   std::uint32_t sector_shift_;
+  std::uint64_t set_mask_;         // num_sets_ - 1 when that is a power of two, else 0
   std::uint64_t full_mask_;        // every sector of a chunk
   std::size_t slots_per_set_;      // ways x effective sparse_tag_factor
   std::uint32_t budget_sectors_;   // ways x sectors per chunk: the set's capacity in sectors

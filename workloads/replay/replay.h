@@ -14,6 +14,7 @@
 
 #include "models/system/system_spec.h"
 #include "sim/core/tick.h"
+#include "workloads/replay/activity_log.h"
 #include "workloads/trace/trace.h"
 
 namespace tessera::workloads::replay {
@@ -25,6 +26,8 @@ class DeadlockError : public std::runtime_error {
 
 struct ReplayOptions {
   std::uint64_t max_events = ~std::uint64_t{0};
+  bool record_activity = false;             // fill ReplayResult::activity (timelines)
+  std::uint64_t max_recorded = 4'000'000;   // slices + flag edges + link samples kept at most
 };
 
 struct KernelTiming {
@@ -48,6 +51,7 @@ struct ReplayResult {
   double l2_hit_rate = 0.0;    // over all loads of all ranks
   double mall_hit_rate = 0.0;  // of the bytes that reached a memory side (0 without a MALL)
   std::map<std::string, std::uint64_t> link_class_bytes;
+  ActivityLog activity;  // empty unless ReplayOptions::record_activity
 };
 
 // Throws ReplayError for a trace the system cannot run (more ranks than GPUs, buffers beyond
