@@ -193,7 +193,7 @@ void FlowNetwork::resolve() {
     advance(route);  // at the old rate, up to now
     route.rate = solver_.rate(id);
   }
-  for (ResourceId r : solver_.touched_resources()) {
+  for (ResourceId r : record_utilisation_ ? solver_.touched_resources() : std::span<const ResourceId>{}) {
     const double frac = std::clamp(solver_.load(r) / solver_.capacity(r), 0.0, 1.0);
     resources_[r].utilisation.record(t, frac);
   }

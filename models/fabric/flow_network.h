@@ -60,6 +60,9 @@ class FlowNetwork : public sim::Component {
   double route_rate(RouteId route) const { return routes_.at(route).rate; }
 
   std::uint64_t bytes_carried(ResourceId id) const { return resources_.at(id).bytes_carried->value(); }
+  // Whether resources keep their utilisation series (on by default). Off, a long run keeps no
+  // memory per rate change and busy_ps() and utilisation_series() see nothing.
+  void record_utilisation(bool on) { record_utilisation_ = on; }
   const std::vector<UtilisationSample>& utilisation_series(ResourceId id) const {
     return resources_.at(id).utilisation.samples();
   }
@@ -72,6 +75,7 @@ class FlowNetwork : public sim::Component {
   std::uint64_t solves() const { return solver_.solves(); }
 
  private:
+  bool record_utilisation_ = true;
   struct ResourceEntry {
     Resource spec;
     sim::stats::Counter* bytes_carried = nullptr;

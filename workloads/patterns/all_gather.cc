@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "workloads/patterns/collective_launch.h"
+#include "workloads/patterns/reduce_scatter.h"
 
 namespace tessera::workloads::patterns {
 
@@ -18,7 +19,8 @@ namespace {
 constexpr int kRegChannelBase = 0;  // channel * pieces * units: piece q's q * units without j
 constexpr int kRegPieceLo = 1;      // q * units
 constexpr int kRegPieceHi = 2;      // (q + 1) * units
-constexpr int kRegNext = 3;         // ring: (rank + 1) % R
+constexpr int kRegNext = 3;         // ring: (rank + stride) % R
+constexpr int kRegStride = 7;       // ring: this channel's stride (reduce_scatter.h ring_stride)
 constexpr int kRegShard = 4;        // the shard (or peer) of the current step
 constexpr int kRegFlag = 5;
 constexpr int kRegOffset = 6;
@@ -54,7 +56,9 @@ void append_ring(ProgramBuilder& p, std::uint32_t ranks, const AllGatherSpec& sp
   const auto flag_of = [&](const Expr& shard_index, int piece_depth) {
     return Expr(i64(spec.flag_base)) + trace::wg() * (r * pieces) + shard_index * pieces + trace::loop(piece_depth);
   };
-  p.set(kRegNext, trace::rank() + Expr(1));
+  const Expr stride = trace::reg(kRegStride);
+  p.set(kRegStride, ring_stride_expr(ranks, spec.spread_rings));
+  p.set(kRegNext, trace::rank() + stride);
   p.set(kRegNext, trace::mod(trace::reg(kRegNext), ranks));
 
   // Step 0: the own shard, to the own slot (unless in place) and to the next rank.
@@ -73,10 +77,11 @@ void append_ring(ProgramBuilder& p, std::uint32_t ranks, const AllGatherSpec& sp
   }
   p.end_loop();
 
-  // Steps 1 .. R-2: forward shard (rank - s) mod R, received at step s - 1.
+  // Steps 1 .. R-2: forward shard (rank - s stride) mod R, received at step s - 1.
   if (ranks > 2) {
+    p.set(kRegShard, trace::rank());
     p.loop(r - 2);
-    p.set(kRegShard, trace::rank() + Expr(r - 1) - trace::loop(0));
+    p.set(kRegShard, trace::reg(kRegShard) + Expr(r) - stride);  // one stride back each step
     p.set(kRegShard, trace::mod(trace::reg(kRegShard), ranks));
     p.loop(pieces);
     math.set_piece(p, 1);
@@ -91,7 +96,7 @@ void append_ring(ProgramBuilder& p, std::uint32_t ranks, const AllGatherSpec& sp
     p.end_loop();
   }
 
-  // The last shard received (sent at step R-2 by the previous rank) is (rank + 1) mod R.
+  // The last shard received (sent at step R-2 by the previous rank) is (rank + stride) mod R.
   if (ranks > 1) {
     p.loop(pieces);
     math.set_piece(p, 0);

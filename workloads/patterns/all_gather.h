@@ -48,6 +48,9 @@ struct AllGatherSpec {
   std::uint64_t shard_bytes = 0;
   std::uint32_t channels = 16;              // workgroups per rank
   std::uint64_t chunk_bytes = 512ULL << 10;  // largest piece a channel moves at once
+  // Ring: channels over rings of different strides, as RCCL builds over a full mesh, so that
+  // every link carries a ring (reduce_scatter.h ring_stride); false: every channel on rank + 1.
+  bool spread_rings = true;
   std::uint64_t flag_base = 0;
   std::uint32_t stream = 0;
   std::uint32_t cu_first = 0;  // CUs per die the kernel may use (Kernel::cu_first / cu_count)

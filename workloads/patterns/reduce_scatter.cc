@@ -68,6 +68,15 @@ std::uint32_t ring_stride(std::uint32_t ranks, std::uint32_t channel, bool sprea
   return channel % 2 == 0 ? 1 : ranks - 1;
 }
 
+Expr ring_stride_expr(std::uint32_t ranks, bool spread_rings) {
+  // ring_stride as an expression of the channel (the workgroup): 1 + step * (wg mod count).
+  if (!spread_rings || ranks < 3) return Expr(1);
+  const bool power_of_two = (ranks & (ranks - 1)) == 0;
+  const std::int64_t step = power_of_two ? 2 : static_cast<std::int64_t>(ranks) - 2;
+  const std::uint32_t count_of_rings = power_of_two ? ranks / 2 : 2;
+  return Expr(1) + trace::mod(trace::wg(), count_of_rings) * step;
+}
+
 void append_ring_reduce_steps(ProgramBuilder& p, std::uint32_t ranks, const RingReduceLayout& layout,
                               const PieceRegisters& pieces, const StoreResult& store_result) {
   const auto r = static_cast<std::int64_t>(ranks);
@@ -82,16 +91,8 @@ void append_ring_reduce_steps(ProgramBuilder& p, std::uint32_t ranks, const Ring
   };
   const auto add = [&] { p.compute(pieces.add_flops(1), models::compute::Dtype::kFp32); };
 
-  // The stride as an expression of the channel (ring_stride): 1 + step * (wg mod count).
-  std::int64_t step = 0;
-  std::uint32_t count_of_rings = 1;
-  if (layout.spread_rings && ranks >= 3) {
-    const bool power_of_two = (ranks & (ranks - 1)) == 0;
-    step = power_of_two ? 2 : r - 2;
-    count_of_rings = power_of_two ? ranks / 2 : 2;
-  }
   const Expr stride = trace::reg(kRegRingStride);
-  p.set(kRegRingStride, Expr(1) + trace::mod(trace::wg(), count_of_rings) * step);
+  p.set(kRegRingStride, ring_stride_expr(ranks, layout.spread_rings));
   p.set(kRegRingNext, trace::rank() + stride);
   p.set(kRegRingNext, trace::mod(next, ranks));
   // The chunk one stride back: the chunk of the next step.

@@ -108,6 +108,8 @@ struct PieceRegisters {
 
 // The ring stride of channel `channel` (above).
 std::uint32_t ring_stride(std::uint32_t ranks, std::uint32_t channel, bool spread_rings);
+// The same stride as a trace expression of the workgroup (the channel), for ring programs.
+trace::Expr ring_stride_expr(std::uint32_t ranks, bool spread_rings);
 
 // The ring reduce-scatter steps as a program fragment (registers r0..r7; loop depths 0..1).
 // `store_result` appends the last step's stores inside its piece loop (depth 0), when the sum

@@ -6,14 +6,16 @@ namespace tessera::workloads::replay {
 
 HostProgram::HostProgram(models::machine::Machine& machine, const trace::Trace& trace, std::uint32_t rank,
                          std::vector<std::unique_ptr<TraceKernel>>& bodies,
-                         std::vector<models::compute::KernelId>& kernel_ids, RankBarrier& barrier)
+                         std::vector<models::compute::KernelId>& kernel_ids, RankBarrier& barrier,
+                         TaxLedger& ledger)
     : machine_(machine),
       trace_(trace),
       rank_(rank),
       commands_(trace.host.at(rank)),
       bodies_(bodies),
       kernel_ids_(kernel_ids),
-      barrier_(barrier) {}
+      barrier_(barrier),
+      ledger_(ledger) {}
 
 void HostProgram::run() {
   waiting_sync_ = false;
@@ -28,6 +30,7 @@ void HostProgram::run() {
           launch.partition = models::compute::CuPartition::per_die(machine_.spec().gpu.compute, k.cu_first, k.cu_count);
         }
         launch.end_of_kernel = sim::bind<&HostProgram::on_end_of_kernel>(this);
+        ledger_.kernel_enqueued(rank_);
         kernel_ids_[c.kernel] = machine_.gpu(rank_).launch(std::move(launch));
         ++outstanding_;
         ++pc_;
@@ -36,13 +39,16 @@ void HostProgram::run() {
       case trace::HostOp::kSync:
         if (outstanding_ > 0) {
           waiting_sync_ = true;
+          ledger_.host_blocked(rank_, true);
           return;
         }
         ++pc_;
         break;
       case trace::HostOp::kRankBarrier:
         ++pc_;
+        ledger_.host_blocked(rank_, true);
         if (barrier_.arrive(this)) return;
+        ledger_.host_blocked(rank_, false);
         break;
     }
   }
@@ -50,17 +56,24 @@ void HostProgram::run() {
 
 // At the end of every kernel, the release that makes its writes visible to the next kernel
 // and to the host: dirty data of private L2s is written back before the kernel completes.
+// Payloads: a = the trace's kernel index (the launch tag), b = the GPU's kernel id.
 void HostProgram::on_end_of_kernel(const sim::Payload& payload) {
-  machine_.memory().release_all(rank_, sim::bind<&HostProgram::on_released>(this), {payload.b, 0});
+  ledger_.release_started(static_cast<std::uint32_t>(payload.a));
+  machine_.memory().release_all(rank_, sim::bind<&HostProgram::on_released>(this), payload);
 }
 
 void HostProgram::on_released(const sim::Payload& payload) {
-  machine_.gpu(rank_).end_of_kernel_done(static_cast<models::compute::KernelId>(payload.a));
+  ledger_.release_finished(static_cast<std::uint32_t>(payload.a));
+  machine_.gpu(rank_).end_of_kernel_done(static_cast<models::compute::KernelId>(payload.b));
 }
 
 void HostProgram::on_kernel_complete(const sim::Payload&) {
+  ledger_.kernel_completed(rank_);
   --outstanding_;
-  if (waiting_sync_ && outstanding_ == 0) run();
+  if (waiting_sync_ && outstanding_ == 0) {
+    ledger_.host_blocked(rank_, false);
+    run();
+  }
 }
 
 }  // namespace tessera::workloads::replay

@@ -19,13 +19,16 @@ class HostProgram {
  public:
   HostProgram(models::machine::Machine& machine, const trace::Trace& trace, std::uint32_t rank,
               std::vector<std::unique_ptr<TraceKernel>>& bodies, std::vector<models::compute::KernelId>& kernel_ids,
-              RankBarrier& barrier);
+              RankBarrier& barrier, TaxLedger& ledger);
 
   void start() { run(); }
   bool finished() const { return pc_ == commands_.size(); }
   // The command it is blocked on, for the deadlock report.
   std::size_t position() const { return pc_; }
-  void resume() { run(); }
+  void resume() {
+    ledger_.host_blocked(rank_, false);
+    run();
+  }
 
  private:
   void run();
@@ -40,6 +43,7 @@ class HostProgram {
   std::vector<std::unique_ptr<TraceKernel>>& bodies_;
   std::vector<models::compute::KernelId>& kernel_ids_;
   RankBarrier& barrier_;
+  TaxLedger& ledger_;
   std::size_t pc_ = 0;
   std::uint64_t outstanding_ = 0;
   bool waiting_sync_ = false;

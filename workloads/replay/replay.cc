@@ -77,6 +77,29 @@ std::string deadlock_report(const trace::Trace& trace, Machine& machine, const B
   return out;
 }
 
+// The utilisation series of every link the run used (a resource that carried bytes).
+void record_links(Machine& machine, sim::Tick end_ps, std::uint64_t max_recorded, ActivityLog& log) {
+  const auto& topo = machine.topology();
+  for (std::size_t id = 0; id < topo.num_resources(); ++id) {
+    const auto rid = static_cast<models::topology::ResourceId>(id);
+    const auto net_id = machine.network_id(rid);
+    if (machine.network().bytes_carried(net_id) == 0) continue;
+    const auto& resource = topo.resource(rid);
+    const auto link = static_cast<std::uint32_t>(log.links.size());
+    log.links.push_back({resource.label.empty() ? resource.spec.name : resource.label,
+                         std::string(models::topology::to_string(resource.resource_class)),
+                         resource.spec.bandwidth_bytes_per_s});
+    for (const auto& sample : machine.network().utilisation_series(net_id)) {
+      if (log.slices.size() + log.flags.size() + log.link_samples.size() >= max_recorded) {
+        log.truncated = true;
+        return;
+      }
+      if (sample.time_ps > end_ps) break;
+      log.link_samples.push_back({link, sample.time_ps, sample.utilisation_frac});
+    }
+  }
+}
+
 }  // namespace
 
 ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& system, ReplayOptions options) {
@@ -87,7 +110,12 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
   sim::stats::StatRegistry stats;
   Machine machine(sim::Context{engine, stats}, system);
   BarrierTable barriers(engine);
-  ReplayContext context{machine, trace, addresses, barriers, {}, {}};
+  machine.network().record_utilisation(options.record_activity);
+  const IntermediateMap intermediates(trace);
+  ReplayResult result;
+  TaxLedger ledger(trace, intermediates, engine, options.record_activity ? &result.activity : nullptr,
+                   options.max_recorded);
+  ReplayContext context{machine, trace, addresses, barriers, intermediates, ledger, {}, {}};
   group_by_name(trace, context);
 
   std::vector<trace::CompiledProgram> programs;
@@ -101,13 +129,12 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
   RankBarrier rank_barrier(trace.ranks);
   std::vector<std::unique_ptr<HostProgram>> hosts;
   for (std::uint32_t r = 0; r < trace.ranks; ++r) {
-    hosts.push_back(std::make_unique<HostProgram>(machine, trace, r, bodies, kernel_ids, rank_barrier));
+    hosts.push_back(std::make_unique<HostProgram>(machine, trace, r, bodies, kernel_ids, rank_barrier, ledger));
   }
 
   const auto t0 = std::chrono::steady_clock::now();
   for (auto& h : hosts) h->start();
   const sim::RunResult run = engine.run({.max_events = options.max_events});
-  ReplayResult result;
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result.events = run.events;
   result.complete = run.reason != sim::StopReason::kEventLimit;
@@ -124,12 +151,25 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
       t.start_ps = rec.first_workgroup_start_ps;
       t.end_ps = rec.completion_ps;
       t.completed = rec.completed;
+      t.times = ledger.kernel_times(k, t.end_ps - t.launch_ps);
     }
     all_done = all_done && t.completed;
     result.kernels.push_back(std::move(t));
   }
   for (const auto& h : hosts) all_done = all_done && h->finished();
   if (result.complete && !all_done) throw DeadlockError(deadlock_report(trace, machine, barriers, hosts));
+
+  ledger.close();
+  sim::Tick critical_end = 0;
+  for (std::uint32_t r = 0; r < trace.ranks; ++r) result.gpu_times.push_back(ledger.gpu_times(r));
+  for (const KernelTiming& k : result.kernels) {
+    if (k.end_ps > critical_end || (k.end_ps == critical_end && k.rank < result.critical_rank)) {
+      critical_end = k.end_ps;
+      result.critical_rank = k.rank;
+    }
+  }
+  if (!result.gpu_times.empty()) result.times = result.gpu_times[result.critical_rank];
+  if (options.record_activity) record_links(machine, result.makespan_ps, options.max_recorded, result.activity);
 
   // Hit rates and traffic.
   const auto& die_loads = machine.memory().die_loads();
@@ -160,6 +200,35 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
   return result;
 }
 
+namespace {
+
+// The taxes (or the work parts) of a breakdown, in ns, keyed by category name.
+nlohmann::json times_json(const CategoryTimes& times, bool taxes) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t c = 0; c < kNumTimeCategories; ++c) {
+    const auto category = static_cast<TimeCategory>(c);
+    if (is_tax(category) == taxes) j[std::string(to_string(category))] = static_cast<double>(times[c]) / 1e3;
+  }
+  return j;
+}
+
+// Per link: [time_ns, utilisation] steps, at most kMaxSamples per link (the busiest stretch of
+// a long run would otherwise make the summary huge; the timeline keeps every sample).
+nlohmann::json link_utilisation_json(const ActivityLog& log) {
+  constexpr std::size_t kMaxSamples = 2000;
+  std::vector<nlohmann::json> samples(log.links.size(), nlohmann::json::array());
+  for (const LinkSample& s : log.link_samples) {
+    if (samples[s.link].size() < kMaxSamples) samples[s.link].push_back({static_cast<double>(s.time_ps) / 1e3, s.utilisation});
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t l = 0; l < log.links.size(); ++l) {
+    out.push_back({{"link", log.links[l].name}, {"class", log.links[l].link_class}, {"samples", std::move(samples[l])}});
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const ReplayResult& r) {
   nlohmann::json j;
   j["makespan_ns"] = static_cast<double>(r.makespan_ps) / 1e3;
@@ -175,7 +244,9 @@ nlohmann::json to_json(const ReplayResult& r) {
                        {"launch_ns", static_cast<double>(k.launch_ps) / 1e3},
                        {"start_ns", static_cast<double>(k.start_ps) / 1e3},
                        {"end_ns", static_cast<double>(k.end_ps) / 1e3},
-                       {"completed", k.completed}});
+                       {"completed", k.completed},
+                       {"taxes_ns", times_json(k.times, true)},
+                       {"work_ns", times_json(k.times, false)}});
   }
   j["kernels"] = std::move(kernels);
   // Per GPU: the span of its kernels.
@@ -200,6 +271,18 @@ nlohmann::json to_json(const ReplayResult& r) {
   }
   j["l2_hit_rate_per_xcd"] = std::move(per_die);
   j["link_class_bytes"] = r.link_class_bytes;
+  j["taxes_ns"] = times_json(r.times, true);
+  j["work_ns"] = times_json(r.times, false);
+  j["critical_rank"] = r.critical_rank;
+  nlohmann::json per_gpu = nlohmann::json::array();
+  for (std::uint32_t rank = 0; rank < r.gpu_times.size(); ++rank) {
+    per_gpu.push_back({{"rank", rank},
+                       {"span_ns", static_cast<double>(r.makespan_ps) / 1e3},
+                       {"taxes_ns", times_json(r.gpu_times[rank], true)},
+                       {"work_ns", times_json(r.gpu_times[rank], false)}});
+  }
+  j["per_gpu"] = std::move(per_gpu);
+  if (!r.activity.links.empty()) j["link_utilisation"] = link_utilisation_json(r.activity);
   return j;
 }
 

@@ -15,6 +15,7 @@
 #include "models/system/system_spec.h"
 #include "sim/core/tick.h"
 #include "workloads/replay/activity_log.h"
+#include "workloads/replay/tax_ledger.h"
 #include "workloads/trace/trace.h"
 
 namespace tessera::workloads::replay {
@@ -39,6 +40,7 @@ struct KernelTiming {
   sim::Tick start_ps = 0;        // first workgroup starts
   sim::Tick end_ps = 0;          // completion (after the end-of-kernel release and teardown)
   bool completed = false;
+  CategoryTimes times{};         // where [launch_ps, end_ps] went (docs/taxes.md)
 };
 
 struct ReplayResult {
@@ -51,6 +53,11 @@ struct ReplayResult {
   double l2_hit_rate = 0.0;    // over all loads of all ranks
   double mall_hit_rate = 0.0;  // of the bytes that reached a memory side (0 without a MALL)
   std::map<std::string, std::uint64_t> link_class_bytes;
+  // Where the time went: per GPU over [0, makespan], and for the run along its critical GPU
+  // (the one whose last kernel ends last); each adds up to the makespan exactly.
+  std::vector<CategoryTimes> gpu_times;
+  std::uint32_t critical_rank = 0;
+  CategoryTimes times{};
   ActivityLog activity;  // empty unless ReplayOptions::record_activity
 };
 

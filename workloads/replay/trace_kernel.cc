@@ -20,7 +20,9 @@ TraceKernel::TraceKernel(ReplayContext& context, std::uint32_t kernel_index, con
 
 void TraceKernel::start(models::compute::WorkgroupContext& wg) {
   if (wg.handle() >= live_state_.size()) live_state_.resize(wg.handle() + 1);
-  live_state_[wg.handle()].cursor = trace::Cursor(program_, kernel_, wg.workgroup_id(), context_.trace.ranks);
+  Live& state = live_state_[wg.handle()];
+  state.cursor = trace::Cursor(program_, kernel_, wg.workgroup_id(), context_.trace.ranks);
+  state.state = WorkgroupState::kNone;
   ++live_;
   advance(wg.handle());
 }
@@ -40,6 +42,22 @@ std::uint32_t TraceKernel::checked_rank(std::uint32_t handle, std::int64_t rank)
   return static_cast<std::uint32_t>(rank);
 }
 
+void TraceKernel::enter(std::uint32_t handle, const models::compute::WorkgroupContext& wg, WorkgroupState to) {
+  Live& s = live_state_[handle];
+  if (s.state == to) return;
+  context_.ledger.workgroup({kernel_index_, kernel_.rank, wg.die(), wg.cu(), handle, wg.workgroup_id()}, s.state,
+                            s.since_ps, to);
+  s.state = to;
+  s.since_ps = context_.ledger.now();
+}
+
+WorkgroupState TraceKernel::access_state(const trace::Op& op, std::uint32_t owner) const {
+  if (owner != kernel_.rank) return WorkgroupState::kRemote;
+  const bool store = op.kind != OpKind::kLoad;
+  return context_.intermediates.is_intermediate(kernel_index_, op.buffer, store) ? WorkgroupState::kIntermediate
+                                                                                   : WorkgroupState::kMemory;
+}
+
 // Runs operations until one has to wait for the machine; the continuation calls it again.
 void TraceKernel::advance(std::uint32_t handle) {
   auto& machine = context_.machine;
@@ -51,6 +69,7 @@ void TraceKernel::advance(std::uint32_t handle) {
     try {
       if (!state.cursor.next(op)) {
         --live_;
+        enter(handle, wg, WorkgroupState::kNone);
         wg.done();
         return;
       }
@@ -62,6 +81,7 @@ void TraceKernel::advance(std::uint32_t handle) {
       case OpKind::kCompute:
         if (op.a < 0) fail(handle, fmt::format("negative flops {}", op.a));
         if (op.a == 0) continue;
+        enter(handle, wg, WorkgroupState::kCompute);
         wg.compute(static_cast<double>(op.a), op.dtype, sim::bind<&TraceKernel::on_done>(this), me);
         return;
       case OpKind::kLoad:
@@ -78,6 +98,7 @@ void TraceKernel::advance(std::uint32_t handle) {
                                 : op.kind == OpKind::kStore ? AccessKind::kStore
                                                             : AccessKind::kAtomicAdd;
         const MemoryAccess access{kind, kernel_.rank, wg.die(), owner, address, static_cast<std::uint64_t>(op.c)};
+        enter(handle, wg, access_state(op, owner));
         machine.memory().access(access, sim::bind<&TraceKernel::on_done>(this), me);
         return;
       }
@@ -87,6 +108,7 @@ void TraceKernel::advance(std::uint32_t handle) {
         const models::sync::FlagRef flag{home, static_cast<std::uint64_t>(op.b)};
         const auto access = machine.flag_access(kernel_.rank, wg.die(), home);
         const auto operand = static_cast<std::uint64_t>(op.c);
+        enter(handle, wg, home != kernel_.rank ? WorkgroupState::kRemote : WorkgroupState::kMemory);
         if (op.kind == OpKind::kAtomicAdd) {
           machine.flags().atomic_add(flag, operand, access, sim::bind<&TraceKernel::on_done>(this), handle);
         } else {
@@ -96,6 +118,7 @@ void TraceKernel::advance(std::uint32_t handle) {
       }
       case OpKind::kRelease:
         checked_rank(handle, op.a);
+        enter(handle, wg, WorkgroupState::kMemory);
         // Make this workgroup's writes visible first (its die's dirty L2 data, where the L2 is
         // private), then store the flag.
         machine.memory().release_die(kernel_.rank, wg.die(), sim::bind<&TraceKernel::on_flushed>(this), me);
@@ -106,6 +129,7 @@ void TraceKernel::advance(std::uint32_t handle) {
           std::uint64_t address = 0;
           if (!context_.addresses.resolve(op.buffer, op.d, op.e, address)) fail(handle, "acquire range outside its buffer");
         }
+        enter(handle, wg, WorkgroupState::kWait);
         machine.flags().wait_until({home, static_cast<std::uint64_t>(op.b)}, op.compare, static_cast<std::uint64_t>(op.c),
                                    machine.flag_access(kernel_.rank, wg.die(), home),
                                    sim::bind<&TraceKernel::on_wait_satisfied>(this), handle);
@@ -121,6 +145,7 @@ void TraceKernel::advance(std::uint32_t handle) {
           key.group = context_.name_group[kernel_index_];
           expected = context_.all_rank_group_size[kernel_index_];
         }
+        enter(handle, wg, WorkgroupState::kWait);
         context_.barriers.arrive(key, expected, sim::bind<&TraceKernel::on_done>(this), me);
         return;
       }
@@ -139,12 +164,15 @@ void TraceKernel::on_flushed(const sim::Payload& payload) {
   const auto& wg = gpu_.workgroup(handle);
   context_.machine.flags().release_store({home, static_cast<std::uint64_t>(op.b)}, static_cast<std::uint64_t>(op.c),
                                          context_.machine.flag_access(kernel_.rank, wg.die(), home));
+  context_.ledger.flag_released(home, static_cast<std::uint64_t>(op.b), kernel_.rank, wg.cu());
   advance(handle);
 }
 
 void TraceKernel::on_wait_satisfied(const sim::Payload& payload) {
   const auto handle = static_cast<std::uint32_t>(payload.a);
   const trace::Op& op = live_state_[handle].op;
+  context_.ledger.flag_acquired(static_cast<std::uint32_t>(op.a), static_cast<std::uint64_t>(op.b), kernel_.rank,
+                                gpu_.workgroup(handle).cu());
   if (op.buffer != trace::kNoBuffer) {
     std::uint64_t address = 0;
     context_.addresses.resolve(op.buffer, op.d, op.e, address);

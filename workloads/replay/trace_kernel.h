@@ -14,6 +14,7 @@
 #include "models/machine/machine.h"
 #include "workloads/replay/address_map.h"
 #include "workloads/replay/barrier_table.h"
+#include "workloads/replay/tax_ledger.h"
 #include "workloads/trace/cursor.h"
 
 namespace tessera::workloads::replay {
@@ -24,6 +25,8 @@ struct ReplayContext {
   const trace::Trace& trace;
   const AddressMap& addresses;
   BarrierTable& barriers;
+  const IntermediateMap& intermediates;
+  TaxLedger& ledger;
   std::vector<std::uint64_t> all_rank_group_size;  // per kernel: workgroups of its name over all ranks
   std::vector<std::uint64_t> name_group;           // per kernel: index of its name
 };
@@ -42,7 +45,12 @@ class TraceKernel : public models::compute::WorkgroupBody {
   struct Live {
     trace::Cursor cursor;
     trace::Op op;  // the operation in progress
+    WorkgroupState state = WorkgroupState::kNone;  // what the ledger knows it is doing
+    sim::Tick since_ps = 0;
   };
+  // Tells the ledger the workgroup now does `to` (consecutive operations of one kind are one stretch).
+  void enter(std::uint32_t handle, const models::compute::WorkgroupContext& wg, WorkgroupState to);
+  WorkgroupState access_state(const trace::Op& op, std::uint32_t owner) const;
   void advance(std::uint32_t handle);
   void on_done(const sim::Payload& payload);
   void on_flushed(const sim::Payload& payload);

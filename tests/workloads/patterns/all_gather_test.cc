@@ -8,6 +8,7 @@
 #include "ledger.h"
 #include "untimed_run.h"
 #include "workloads/patterns/all_gather.h"
+#include "workloads/patterns/reduce_scatter.h"
 
 namespace p = tessera::workloads::patterns;
 namespace pt = tessera::workloads::patterns::test;
@@ -21,9 +22,10 @@ struct Built {
 };
 
 Built build(std::uint32_t ranks, p::AllGatherAlgorithm algorithm, std::uint64_t shard, std::uint32_t channels,
-            std::uint64_t chunk, bool in_place) {
+            std::uint64_t chunk, bool in_place, bool spread_rings = true) {
   tr::TraceBuilder tb(ranks);
   p::AllGatherSpec spec;
+  spec.spread_rings = spread_rings;
   spec.algorithm = algorithm;
   spec.shard_bytes = shard;
   spec.channels = channels;
@@ -131,8 +133,28 @@ TEST_CASE("all-gather split: near-equal, line-aligned pieces within chunk_bytes"
   CHECK_THROWS_AS(p::split_of(spec), std::invalid_argument);
 }
 
+TEST_CASE("all-gather spread rings: channel c forwards to rank + stride(c) only, every shard arrives once") {
+  // 8 ranks, 4 channels: strides 1, 3, 5, 7 (reduce_scatter.h ring_stride), one ring per stride.
+  constexpr std::uint32_t kRanks = 8;
+  constexpr std::uint64_t kShard = 1 << 16;
+  const Built b = build(kRanks, p::AllGatherAlgorithm::kRing, kShard, 4, 1 << 20, false);
+  pt::Ledger ledger(b.trace);
+  pt::walk_all(b.trace, [&](const pt::ExecutedOp& op) { ledger.add(op); });
+  const std::uint64_t per_channel = kShard / 4;
+  for (std::uint32_t r = 0; r < kRanks; ++r) {
+    for (std::uint32_t q = 0; q < kRanks; ++q) {
+      std::uint64_t expected = q == r ? kShard : 0;  // the own slot
+      for (std::uint32_t c = 0; c < 4; ++c) {
+        // Each channel forwards R - 1 shards' worth of its slice to its ring successor.
+        if (q == (r + p::ring_stride(kRanks, c, true)) % kRanks) expected += (kRanks - 1) * per_channel;
+      }
+      CHECK(ledger.bytes(tr::OpKind::kStore, r, q, "out") == expected);
+    }
+  }
+}
+
 TEST_CASE("all-gather ring: each rank forwards to its successor only") {
-  const Built b = build(4, p::AllGatherAlgorithm::kRing, 1 << 16, 2, 1 << 20, false);
+  const Built b = build(4, p::AllGatherAlgorithm::kRing, 1 << 16, 2, 1 << 20, false, /*spread_rings=*/false);
   pt::Ledger ledger(b.trace);
   pt::walk_all(b.trace, [&](const pt::ExecutedOp& op) { ledger.add(op); });
   for (std::uint32_t r = 0; r < 4; ++r) {
