@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build make
   libboost-graph-dev libboost-program-options-dev
   libyaml-cpp-dev libeigen3-dev nlohmann-json3-dev libfmt-dev doctest-dev
+  libboost-mpi-dev openmpi-bin
 )
 
 missing=()

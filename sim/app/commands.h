@@ -12,5 +12,7 @@ int command_run(const Args& args);
 int command_describe(const Args& args);
 int command_bench(const Args& args);
 int command_trace(const Args& args);
+int command_compare(const Args& args);
+int command_sweep(const Args& args);
 
 }  // namespace tessera::app

@@ -28,6 +28,8 @@ Usage: tessera COMMAND [options]
 Commands:
   run [CONFIG]        run a workload on a system (no CONFIG: the embedded default)
   describe [CONFIG]   print the fully resolved configuration, with units
+  compare A B         run two configs; how the makespan and each tax change from A to B
+  sweep STUDY         run every point of a what-if study (grid/zip axes; also under mpirun)
   bench phold         the event engine's PHOLD benchmark
   trace inspect FILE  summarise a tile-level trace (.jsonl text or .tsrt binary)
   trace convert IN OUT
@@ -50,6 +52,8 @@ constexpr Command kCommands[] = {
     {"describe", tessera::app::command_describe},
     {"bench", tessera::app::command_bench},
     {"trace", tessera::app::command_trace},
+    {"compare", tessera::app::command_compare},
+    {"sweep", tessera::app::command_sweep},
 };
 
 int dispatch(const std::string& name, const Args& args) {

@@ -21,6 +21,7 @@ namespace tessera::app {
 struct RunOptions {
   std::uint64_t seed = 1;
   std::optional<std::uint64_t> max_events;  // stop after this many events (result marked incomplete)
+  bool ideal_locality = false;  // set by `run --ablate locality`, not by configs (ReplayOptions)
 };
 
 // The parameters of the workload, by kind: the alternative names the kind, except that every

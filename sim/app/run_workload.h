@@ -6,12 +6,21 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/run_spec.h"
+#include "workloads/replay/activity_log.h"
 #include "workloads/trace/trace.h"
 
 namespace tessera::app {
 
 // The summary: every field a report or a script reads (docs/workloads.md "Outputs").
 nlohmann::json run_workload(const RunSpec& spec);
+
+// The summary and, with `record_activity`, what each workgroup did when (for timeline.json);
+// the log stays empty for kinds that do not replay a trace.
+struct RunOutcome {
+  nlohmann::json summary;
+  workloads::replay::ActivityLog activity;
+};
+RunOutcome run_workload(const RunSpec& spec, bool record_activity);
 
 // The trace a run replays: a generated workload's, or the user's trace file's; nullopt for
 // kinds that have none (microbenchmarks, PHOLD).

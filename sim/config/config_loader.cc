@@ -18,11 +18,16 @@ class ConfigLoader::Session {
   explicit Session(const FileResolver& resolver) : resolver_(resolver) {}
 
   ConfigNode load(const SourceFile& file, const std::string& root_path) {
+    return expand_from(file, parse_yaml(file.text, file.name, root_path));
+  }
+
+  // Expands a tree that was read from `file` (names in it resolve from there).
+  ConfigNode expand_from(const SourceFile& file, ConfigNode tree) {
     stack_.push_back(file.name);
     SourceFile meta = file;
     meta.text.clear();
     files_.emplace(file.name, std::move(meta));
-    ConfigNode tree = expand(parse_yaml(file.text, file.name, root_path));
+    tree = expand(std::move(tree));
     stack_.pop_back();
     return tree;
   }
@@ -149,17 +154,22 @@ ConfigNode ConfigLoader::load_system(std::string_view name, const std::string& r
 }
 
 ConfigNode ConfigLoader::load_run_file(std::string_view name, std::span<const Override> overrides) const {
-  return load_run(find_top_level(resolver_, name), overrides);
+  return load_run(find_top_level(resolver_, name), nullptr, overrides);
 }
 
 ConfigNode ConfigLoader::load_run_text(std::string_view text, const std::string& display_name,
                                        std::span<const Override> overrides) const {
-  return load_run(SourceFile{display_name, std::string(text), false, "."}, overrides);
+  return load_run(SourceFile{display_name, std::string(text), false, "."}, nullptr, overrides);
 }
 
-ConfigNode ConfigLoader::load_run(const SourceFile& file, std::span<const Override> overrides) const {
+ConfigNode ConfigLoader::load_run_node(const ConfigNode& root, const SourceFile& file, std::span<const Override> overrides) const {
+  return load_run(file, &root, overrides);
+}
+
+ConfigNode ConfigLoader::load_run(const SourceFile& file, const ConfigNode* parsed,
+                                  std::span<const Override> overrides) const {
   Session session(resolver_);
-  ConfigNode root = session.load(file, "");
+  ConfigNode root = parsed != nullptr ? session.expand_from(file, *parsed) : session.load(file, "");
   if (root.is_null()) root.become_map();
   if (!root.is_map()) throw ConfigError(root, fmt::format("a run config must be a map, not {}", root.kind_name()));
   for (const Override& o : overrides) {

@@ -31,11 +31,15 @@ class ConfigLoader {
   ConfigNode load_run_file(std::string_view name, std::span<const Override> overrides = {}) const;
   ConfigNode load_run_text(std::string_view text, const std::string& display_name,
                            std::span<const Override> overrides = {}) const;
+  // The same for a run config already parsed out of `file` (e.g. the base: map of a sweep
+  // study): its values keep their locations, and names in it resolve as from `file`.
+  ConfigNode load_run_node(const ConfigNode& root, const SourceFile& file, std::span<const Override> overrides = {}) const;
 
  private:
   class Session;
 
-  ConfigNode load_run(const SourceFile& file, std::span<const Override> overrides) const;
+  // `parsed`: the tree of `file` when the caller parsed it already; otherwise file.text is read.
+  ConfigNode load_run(const SourceFile& file, const ConfigNode* parsed, std::span<const Override> overrides) const;
 
   const FileResolver& resolver_;
 };

@@ -7,7 +7,7 @@ namespace tessera::workloads::replay {
 HostProgram::HostProgram(models::machine::Machine& machine, const trace::Trace& trace, std::uint32_t rank,
                          std::vector<std::unique_ptr<TraceKernel>>& bodies,
                          std::vector<models::compute::KernelId>& kernel_ids, RankBarrier& barrier,
-                         TaxLedger& ledger)
+                         TaxLedger& ledger, bool skip_end_of_kernel_release)
     : machine_(machine),
       trace_(trace),
       rank_(rank),
@@ -15,7 +15,8 @@ HostProgram::HostProgram(models::machine::Machine& machine, const trace::Trace& 
       bodies_(bodies),
       kernel_ids_(kernel_ids),
       barrier_(barrier),
-      ledger_(ledger) {}
+      ledger_(ledger),
+      skip_release_(skip_end_of_kernel_release) {}
 
 void HostProgram::run() {
   waiting_sync_ = false;
@@ -29,7 +30,7 @@ void HostProgram::run() {
         if (k.cu_count > 0) {
           launch.partition = models::compute::CuPartition::per_die(machine_.spec().gpu.compute, k.cu_first, k.cu_count);
         }
-        launch.end_of_kernel = sim::bind<&HostProgram::on_end_of_kernel>(this);
+        if (!skip_release_) launch.end_of_kernel = sim::bind<&HostProgram::on_end_of_kernel>(this);
         ledger_.kernel_enqueued(rank_);
         kernel_ids_[c.kernel] = machine_.gpu(rank_).launch(std::move(launch));
         ++outstanding_;

@@ -19,7 +19,7 @@ class HostProgram {
  public:
   HostProgram(models::machine::Machine& machine, const trace::Trace& trace, std::uint32_t rank,
               std::vector<std::unique_ptr<TraceKernel>>& bodies, std::vector<models::compute::KernelId>& kernel_ids,
-              RankBarrier& barrier, TaxLedger& ledger);
+              RankBarrier& barrier, TaxLedger& ledger, bool skip_end_of_kernel_release = false);
 
   void start() { run(); }
   bool finished() const { return pc_ == commands_.size(); }
@@ -44,6 +44,7 @@ class HostProgram {
   std::vector<models::compute::KernelId>& kernel_ids_;
   RankBarrier& barrier_;
   TaxLedger& ledger_;
+  bool skip_release_;  // ablation: kernels end without writing their dirty L2 data back
   std::size_t pc_ = 0;
   std::uint64_t outstanding_ = 0;
   bool waiting_sync_ = false;

@@ -115,7 +115,7 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
   ReplayResult result;
   TaxLedger ledger(trace, intermediates, engine, options.record_activity ? &result.activity : nullptr,
                    options.max_recorded);
-  ReplayContext context{machine, trace, addresses, barriers, intermediates, ledger, {}, {}};
+  ReplayContext context{machine, trace, addresses, barriers, intermediates, ledger, options.ideal_locality, {}, {}};
   group_by_name(trace, context);
 
   std::vector<trace::CompiledProgram> programs;
@@ -129,7 +129,8 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
   RankBarrier rank_barrier(trace.ranks);
   std::vector<std::unique_ptr<HostProgram>> hosts;
   for (std::uint32_t r = 0; r < trace.ranks; ++r) {
-    hosts.push_back(std::make_unique<HostProgram>(machine, trace, r, bodies, kernel_ids, rank_barrier, ledger));
+    hosts.push_back(std::make_unique<HostProgram>(machine, trace, r, bodies, kernel_ids, rank_barrier, ledger,
+                                                  options.ideal_locality));
   }
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -212,17 +213,31 @@ nlohmann::json times_json(const CategoryTimes& times, bool taxes) {
   return j;
 }
 
-// Per link: [time_ns, utilisation] steps, at most kMaxSamples per link (the busiest stretch of
-// a long run would otherwise make the summary huge; the timeline keeps every sample).
-nlohmann::json link_utilisation_json(const ActivityLog& log) {
-  constexpr std::size_t kMaxSamples = 2000;
-  std::vector<nlohmann::json> samples(log.links.size(), nlohmann::json::array());
-  for (const LinkSample& s : log.link_samples) {
-    if (samples[s.link].size() < kMaxSamples) samples[s.link].push_back({static_cast<double>(s.time_ps) / 1e3, s.utilisation});
+// Per link: its mean utilisation over each of kBins equal stretches of [0, end_ps), as
+// [bin start ns, utilisation] steps (the timeline keeps every sample; the summary stays small).
+nlohmann::json link_utilisation_json(const ActivityLog& log, sim::Tick end_ps) {
+  constexpr std::size_t kBins = 200;
+  const double bin_ps = static_cast<double>(end_ps) / kBins;
+  std::vector<std::vector<double>> busy(log.links.size(), std::vector<double>(kBins, 0.0));  // utilisation x ps per bin
+  // Samples are grouped by link, in time order: integrate each step over the bins it covers.
+  for (std::size_t i = 0; i < log.link_samples.size() && bin_ps > 0; ++i) {
+    const LinkSample& s = log.link_samples[i];
+    const bool last_of_link = i + 1 == log.link_samples.size() || log.link_samples[i + 1].link != s.link;
+    const double from = static_cast<double>(s.time_ps);
+    const double to = last_of_link ? static_cast<double>(end_ps) : static_cast<double>(log.link_samples[i + 1].time_ps);
+    for (auto b = static_cast<std::size_t>(from / bin_ps); b < kBins && static_cast<double>(b) * bin_ps < to; ++b) {
+      const double lo = std::max(from, static_cast<double>(b) * bin_ps);
+      const double hi = std::min(to, static_cast<double>(b + 1) * bin_ps);
+      if (hi > lo) busy[s.link][b] += s.utilisation * (hi - lo);
+    }
   }
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t l = 0; l < log.links.size(); ++l) {
-    out.push_back({{"link", log.links[l].name}, {"class", log.links[l].link_class}, {"samples", std::move(samples[l])}});
+    nlohmann::json samples = nlohmann::json::array();
+    for (std::size_t b = 0; b < kBins && bin_ps > 0; ++b) {
+      samples.push_back({static_cast<double>(b) * bin_ps / 1e3, busy[l][b] / bin_ps});
+    }
+    out.push_back({{"link", log.links[l].name}, {"class", log.links[l].link_class}, {"samples", std::move(samples)}});
   }
   return out;
 }
@@ -282,7 +297,7 @@ nlohmann::json to_json(const ReplayResult& r) {
                        {"work_ns", times_json(r.gpu_times[rank], false)}});
   }
   j["per_gpu"] = std::move(per_gpu);
-  if (!r.activity.links.empty()) j["link_utilisation"] = link_utilisation_json(r.activity);
+  if (!r.activity.links.empty()) j["link_utilisation"] = link_utilisation_json(r.activity, r.makespan_ps);
   return j;
 }
 

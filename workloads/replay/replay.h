@@ -28,7 +28,10 @@ class DeadlockError : public std::runtime_error {
 struct ReplayOptions {
   std::uint64_t max_events = ~std::uint64_t{0};
   bool record_activity = false;             // fill ReplayResult::activity (timelines)
-  std::uint64_t max_recorded = 4'000'000;   // slices + flag edges + link samples kept at most
+  // Ablation (--ablate locality): accesses to intermediates and end-of-kernel releases take no
+  // time, as if every intermediate stayed on chip.
+  bool ideal_locality = false;
+  std::uint64_t max_recorded = 1'000'000;   // slices + flag edges + link samples kept at most (~170 MB of timeline)
 };
 
 struct KernelTiming {

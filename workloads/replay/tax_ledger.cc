@@ -41,7 +41,8 @@ TimeCategory slice_category(WorkgroupState s, bool data_movement) {
 IntermediateMap::IntermediateMap(const trace::Trace& trace)
     : num_buffers_(static_cast<std::uint32_t>(trace.buffers.size())),
       bits_(trace.kernels.size() * trace.buffers.size(), 0),
-      data_movement_(trace.kernels.size(), 1) {
+      data_movement_(trace.kernels.size(), 1),
+      writes_intermediates_(trace.kernels.size(), 0) {
   // Kernels are told apart by name: the same kernel on every rank is one producer.
   std::vector<std::set<std::string>> storers(num_buffers_), loaders(num_buffers_);
   std::vector<bool> program_computes(trace.programs.size(), false);
@@ -66,6 +67,7 @@ IntermediateMap::IntermediateMap(const trace::Trace& trace)
       std::uint8_t bits = 0;
       if (other_than(storers[b], kernel.name)) bits |= 1;
       if (other_than(loaders[b], kernel.name)) bits |= 2;
+      if ((bits & 2) != 0 && storers[b].count(kernel.name) != 0) writes_intermediates_[k] = 1;
       bits_[k * num_buffers_ + b] = bits;
     }
   }
@@ -111,8 +113,10 @@ void TaxLedger::close_gpu(Gpu& g) {
     t[idx(g.fused[idx(WorkgroupState::kRemote)] > 0 ? TimeCategory::kCommunication : TimeCategory::kBulkSynchronous)] += dt;
   } else if (plain + intermediate > 0) {
     add_memory(t, dt, plain, intermediate);
-  } else if (g.releasing > 0) {
+  } else if (g.releasing_intermediates > 0) {
     t[idx(TimeCategory::kInterKernelLocality)] += dt;
+  } else if (g.releasing_results > 0) {
+    t[idx(TimeCategory::kMemory)] += dt;
   } else if (total(WorkgroupState::kWait) > 0) {
     t[idx(TimeCategory::kBulkSynchronous)] += dt;
   } else if (g.kernels_in_flight > 0) {
@@ -141,7 +145,7 @@ void TaxLedger::close_kernel(std::uint32_t kernel, bool data_movement) {
   } else if (plain + intermediate > 0) {
     add_memory(t, dt, plain, intermediate);
   } else if (k.releasing) {
-    t[idx(TimeCategory::kInterKernelLocality)] += dt;
+    t[idx(intermediates_.writes_intermediates(kernel) ? TimeCategory::kInterKernelLocality : TimeCategory::kMemory)] += dt;
   } else if (c[idx(WorkgroupState::kWait)] > 0) {
     t[idx(TimeCategory::kBulkSynchronous)] += dt;
   }
@@ -202,14 +206,16 @@ void TaxLedger::workgroup(const Where& w, WorkgroupState from, sim::Tick since_p
 
 void TaxLedger::release_started(std::uint32_t kernel) {
   const std::uint32_t rank = trace_.kernels[kernel].rank;
-  gpu_change(rank, [](Gpu& g) { ++g.releasing; });
+  const bool intermediates = intermediates_.writes_intermediates(kernel);
+  gpu_change(rank, [intermediates](Gpu& g) { ++(intermediates ? g.releasing_intermediates : g.releasing_results); });
   close_kernel(kernel, intermediates_.data_movement_only(kernel));
   kernels_[kernel].releasing = true;
 }
 
 void TaxLedger::release_finished(std::uint32_t kernel) {
   const std::uint32_t rank = trace_.kernels[kernel].rank;
-  gpu_change(rank, [](Gpu& g) { --g.releasing; });
+  const bool intermediates = intermediates_.writes_intermediates(kernel);
+  gpu_change(rank, [intermediates](Gpu& g) { --(intermediates ? g.releasing_intermediates : g.releasing_results); });
   close_kernel(kernel, intermediates_.data_movement_only(kernel));
   kernels_[kernel].releasing = false;
 }

@@ -12,7 +12,7 @@
 // compute, are moving it: communication serialised with compute); else local accesses ->
 // memory, split with inter_kernel_locality in proportion to the accesses that touch
 // intermediates (buffers another kernel writes or reads); else an end-of-kernel release in
-// progress -> inter_kernel_locality; else workgroups waiting on flags or barriers ->
+// progress -> inter_kernel_locality (memory when the kernel writes no intermediate); else workgroups waiting on flags or barriers ->
 // bulk_synchronous; else a kernel enqueued and not complete (launch latency, dispatch,
 // teardown) -> launch_overhead; else the host blocked at a rank barrier or sync ->
 // bulk_synchronous; else idle.
@@ -40,11 +40,15 @@ class IntermediateMap {
   // A load (or store) by `kernel` of `buffer` that another kernel stores (or loads).
   bool is_intermediate(std::uint32_t kernel, std::uint32_t buffer, bool store) const;
   bool data_movement_only(std::uint32_t kernel) const { return data_movement_[kernel] != 0; }
+  // The kernel stores something another kernel loads (its end-of-kernel write-back is then a
+  // locality cost; otherwise it writes back final results, which is memory work).
+  bool writes_intermediates(std::uint32_t kernel) const { return writes_intermediates_[kernel] != 0; }
 
  private:
   std::uint32_t num_buffers_;
   std::vector<std::uint8_t> bits_;          // [kernel * buffers + buffer]: 1 load is, 2 store is
   std::vector<std::uint8_t> data_movement_;  // per kernel
+  std::vector<std::uint8_t> writes_intermediates_;  // per kernel
 };
 
 class TaxLedger {
@@ -90,7 +94,8 @@ class TaxLedger {
     Counts fused{};          // workgroups per state, of kernels that compute
     Counts data_movement{};  // of kernels that only move data
     std::uint32_t kernels_in_flight = 0;
-    std::uint32_t releasing = 0;
+    std::uint32_t releasing_intermediates = 0;  // end-of-kernel releases of kernels that write intermediates
+    std::uint32_t releasing_results = 0;        // of the others
     bool host_blocked = false;
     sim::Tick since_ps = 0;
     CategoryTimes times{};

@@ -27,6 +27,7 @@ struct ReplayContext {
   BarrierTable& barriers;
   const IntermediateMap& intermediates;
   TaxLedger& ledger;
+  bool ideal_locality;  // ReplayOptions::ideal_locality
   std::vector<std::uint64_t> all_rank_group_size;  // per kernel: workgroups of its name over all ranks
   std::vector<std::uint64_t> name_group;           // per kernel: index of its name
 };

@@ -32,18 +32,38 @@ TEST_CASE("an unknown command or flag is exit code 2 with a suggestion") {
 }
 
 TEST_CASE("tessera run with no config runs the embedded default from any folder") {
-  const auto r = run_tessera("run --json --set workload.bytes=\"4 MiB\"", "/");
+  // The default's workload with a smaller size: one run (a workload key was set).
+  const auto r = run_tessera("run --json --set workload.m=64 --set workload.n=512 --set workload.k=1024", "/");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);  // stdout holds one JSON object and nothing else
   CHECK(j["system"] == "mi300x-8");
-  CHECK(j["workload"] == "microbench");
-  CHECK(j["op"] == "all_store");
+  CHECK(j["workload"] == "ag_gemm");
+  CHECK(j["variant"] == "bsp");
   CHECK(j["events"].get<std::uint64_t>() > 0);
-  CHECK(j["bandwidth_GBps"].get<double>() > 0.0);
-  CHECK(j["bandwidth_GBps"].get<double>() <= 7 * 64.0);  // 7 xGMI links of 64 GB/s
-  CHECK(j["link_class_bytes"]["xgmi"] == 8ull * 7 * (4 << 20));
+  CHECK(j["link_class_bytes"]["xgmi"].get<std::uint64_t>() > 0);
   CHECK(j["complete"] == true);
   CHECK(j.contains("wall_s"));
+}
+
+TEST_CASE("the embedded default runs bsp, pull and push side by side, each with its tax table") {
+  // On two GPUs (a system key: still the three variants) the default size runs in under a second.
+  const auto r = run_tessera("run --set system.num_gpus=2");
+  REQUIRE(r.exit_code == 0);
+  for (const char* v : {"=== bsp ===", "=== pull ===", "=== push ===", "Side by side", "Fastest: ", "inter_kernel_locality"}) {
+    CHECK(r.out.find(v) != std::string::npos);
+  }
+  const auto j = run_tessera("run --json --set system.num_gpus=2");
+  REQUIRE(j.exit_code == 0);
+  const auto runs = nlohmann::json::parse(j.out)["runs"];
+  REQUIRE(runs.size() == 3);
+  const char* variants[] = {"bsp", "pull", "push"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(runs[i]["variant"] == variants[i]);
+    double parts = 0;
+    for (const auto& [k, v] : runs[i]["taxes_ns"].items()) parts += v.get<double>();
+    for (const auto& [k, v] : runs[i]["work_ns"].items()) parts += v.get<double>();
+    CHECK(parts == doctest::Approx(runs[i]["makespan_ns"].get<double>()).epsilon(1e-9));
+  }
 }
 
 TEST_CASE("the same config and seed give the same result; another seed another") {
@@ -59,25 +79,31 @@ TEST_CASE("the same config and seed give the same result; another seed another")
 }
 
 TEST_CASE("--max-events stops the run and marks it incomplete") {
-  const auto r = run_tessera("run --json --max-events 1000 --set workload.bytes=\"4 MiB\"");
+  const auto r = run_tessera("run --json --max-events 1000 --set workload.m=64");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["events"] == 1000);
   CHECK(j["complete"] == false);
 }
 
-TEST_CASE("--out writes summary.json, and the table has units") {
+TEST_CASE("--out writes summary.json, taxes.csv, timeline.json and report.html, and the table has units") {
   const auto dir = tessera::test::scratch_dir() / "out";
   std::filesystem::remove_all(dir);
-  const auto r = run_tessera("run --set workload.bytes=\"2 MiB\" --out '" + dir.string() + "'");
+  const auto r = run_tessera("run --set workload.m=64 --set workload.n=512 --set workload.k=1024 --out '" + dir.string() + "'");
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("simulated time") != std::string::npos);
   CHECK(r.out.find(" ns") != std::string::npos);
-  CHECK(r.out.find(" GB/s") != std::string::npos);
+  CHECK(r.out.find("time (us)") != std::string::npos);
   const auto j = nlohmann::json::parse(tessera::test::read_all(dir / "summary.json"));
-  CHECK(j["workload"] == "microbench");
-  // Nothing but the summary is left behind (the temporary was renamed).
-  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
+  CHECK(j["workload"] == "ag_gemm");
+  CHECK(j.contains("taxes_ns"));
+  CHECK(j.contains("link_utilisation"));
+  CHECK(tessera::test::read_all(dir / "taxes.csv").find("bulk_synchronous_ns") != std::string::npos);
+  const auto timeline = nlohmann::json::parse(tessera::test::read_all(dir / "timeline.json"));
+  CHECK(!timeline["traceEvents"].empty());
+  CHECK(tessera::test::read_all(dir / "report.html").find("tax-bar") != std::string::npos);
+  // Nothing but the four files is left behind (the temporaries were renamed).
+  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 4);
 }
 
 TEST_CASE("config errors name file, line, column and key, exit 2, and write nothing") {
@@ -132,7 +158,7 @@ TEST_CASE("describe prints every default with units and applies --set") {
   CHECK(r.out.find("link_bandwidth: 128 GB/s") != std::string::npos);
   CHECK(r.out.find("clock: 2.1 GHz") != std::string::npos);
   CHECK(r.out.find("capacity: 4 MiB") != std::string::npos);
-  CHECK(r.out.find("chunk: 256 KiB") != std::string::npos);  // a default the file never gave
+  CHECK(r.out.find("collective_chunk: 512 KiB") != std::string::npos);  // a default the file never gave
   const auto j = run_tessera("describe --json");
   REQUIRE(j.exit_code == 0);
   CHECK(nlohmann::json::parse(j.out)["system"]["gpu"]["memory"]["hbm_bandwidth"] == "5.3 TB/s");

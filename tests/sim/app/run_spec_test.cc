@@ -12,8 +12,9 @@ using namespace tessera;
 
 TEST_CASE("every embedded system file reads through the system schema") {
   for (const char* name : {"mi300x-1", "mi300x-8", "mi325x-8", "mi355x-8", "h100-1", "h100-8", "h200-1", "h200-2", "h200-8"}) {
-    // hbm_stream: a workload every system can run (the default all_store needs two GPUs).
-    const app::RunSpec spec = app::load_run_spec(std::nullopt, {std::string("system=") + name, "workload.op=hbm_stream"});
+    // hbm_stream: a workload every system can run.
+    const app::RunSpec spec =
+        app::load_run_spec(std::nullopt, {std::string("system=") + name, "workload={kind: microbench, op: hbm_stream}"});
     CHECK(spec.system.name == name);
   }
 }

@@ -114,7 +114,7 @@ TEST_CASE("tile-level workload errors: exit 2 naming the file, line and key, not
   CHECK(p.err.find("trace_no_path.yaml:2") != std::string::npos);
   CHECK(p.err.find("path") != std::string::npos);
 
-  const auto dump = run_tessera("run --set workload.kind=microbench --dump-trace x.jsonl");
+  const auto dump = run_tessera("run --set 'workload={kind: microbench, op: hbm_stream}' --dump-trace x.jsonl");
   CHECK(dump.exit_code == 2);
   CHECK(dump.err.find("no tile-level trace") != std::string::npos);
 }

@@ -1,0 +1,284 @@
+// tessera sweep STUDY.yaml [--jobs N] [--out DIR] [--resume] [--set K=V]... [--points A:B]
+// Runs every point of a what-if study (docs/sweeps.md) on local cores, and over MPI ranks when
+// launched by mpirun; writes results.csv, report.html and points/NNNN.json.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/app/atomic_file.h"
+#include "sim/app/commands.h"
+#include "sim/app/exit_codes.h"
+#include "sim/app/sweep/mpi_session.h"
+#include "sim/app/sweep/point_config.h"
+#include "sim/app/sweep/point_range.h"
+#include "sim/app/sweep/point_store.h"
+#include "sim/app/sweep/progress_bar.h"
+#include "sim/app/sweep/results_csv.h"
+#include "sim/app/sweep/study.h"
+#include "sim/app/sweep/summary_metrics.h"
+#include "sim/app/sweep/sweep_points.h"
+#include "sim/app/sweep/sweep_report.h"
+#include "sim/app/sweep/sweep_runner.h"
+#include "sim/app/text_table.h"
+#include "sim/app/usage_error.h"
+#include "sim/config/config_error.h"
+#include "sim/config/embedded_files.h"
+#include "sim/config/file_resolver.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace tessera::app {
+namespace {
+
+using namespace sweep;
+
+// Everything known before any point runs: the study, its points and their checked configs.
+struct PreparedStudy {
+  Study study;
+  std::vector<SweepPoint> points;
+  std::vector<PreparedPoint> configs;
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::string>> values;  // values[i][k]: point i's value of keys[k], as text
+  std::vector<std::string> labels;
+  PointRange range;
+};
+
+PreparedStudy prepare_study(const std::string& study_name, const std::vector<std::string>& sets,
+                            const std::optional<std::string>& points_flag) {
+  sim::config::FileResolver resolver;
+  resolver.add_embedded(sim::config::embedded_files());
+  PreparedStudy s{read_study(study_name, resolver), {}, {}, {}, {}, {}, {}};
+  s.points = expand_points(s.study);
+  s.keys = s.study.swept_keys();
+  const std::vector<sim::config::Override> overrides = sim::config::parse_overrides(sets);
+  for (const sim::config::Override& o : overrides) {
+    for (const std::string& key : s.keys) {
+      // The axis is applied after --set, so such a flag would change nothing: say so.
+      if (o.key_path == key || o.key_path.starts_with(key + ".") || o.key_path.starts_with(key + "[")) {
+        throw sim::config::ConfigError(sim::config::SourceLocation{o.flag, 0, 0}, o.key_path,
+                                       fmt::format("the study sweeps '{}', so this flag would have no effect", key));
+      }
+    }
+  }
+  s.configs = prepare_points(s.study, s.points, overrides);
+  const std::vector<std::string> names = label_names(s.keys);
+  for (const SweepPoint& p : s.points) {
+    std::vector<std::string> texts;
+    for (const auto& v : p.values) texts.push_back(compact_text(v));
+    s.values.push_back(std::move(texts));
+    s.labels.push_back(point_label(p, names));
+  }
+  s.range = PointRange{0, s.points.size(), true};
+  if (points_flag) s.range = parse_point_range(*points_flag, s.points.size());
+  return s;
+}
+
+// The terminal's view of the results: the swept values, the makespan, the taxes where the
+// summaries have them, and the status; long studies show their first rows.
+std::string render_results(const PreparedStudy& s, const std::vector<PointResult>& results) {
+  constexpr std::size_t kMaxRows = 100;
+  bool any_taxes = false;
+  for (const PointResult& r : results) {
+    const SummaryMetrics m = metrics_of(r.summary);
+    for (std::size_t c = 0; c < kNumTimeCategories; ++c) {
+      any_taxes = any_taxes || (workloads::replay::is_tax(time_category(c)) && m.parts_ns[c].has_value());
+    }
+  }
+  std::vector<std::string> header{"point"};
+  for (const std::string& name : label_names(s.keys)) header.push_back(name);
+  header.emplace_back("makespan (ns)");
+  std::vector<std::size_t> taxes;
+  for (std::size_t c = 0; c < kNumTimeCategories && any_taxes; ++c) {
+    if (!workloads::replay::is_tax(time_category(c))) continue;
+    taxes.push_back(c);
+    header.push_back(fmt::format("{} (ns)", workloads::replay::to_string(time_category(c))));
+  }
+  header.emplace_back("L2 hit (%)");
+  header.emplace_back("status");
+  TextTable t(header);
+  for (std::size_t i = 0; i < results.size() && i < kMaxRows; ++i) {
+    const SummaryMetrics m = metrics_of(results[i].summary);
+    std::vector<std::string> row{std::to_string(i)};
+    row.insert(row.end(), s.values[i].begin(), s.values[i].end());
+    row.push_back(m.makespan_ns ? fmt::format("{:.3f}", *m.makespan_ns) : "-");
+    for (std::size_t c : taxes) row.push_back(m.parts_ns[c] ? fmt::format("{:.3f}", *m.parts_ns[c]) : "-");
+    row.push_back(m.l2_hit_rate ? fmt::format("{:.1f}", 100 * *m.l2_hit_rate) : "-");
+    row.push_back(results[i].ok ? "ok" : "failed");
+    t.add_row(std::move(row));
+  }
+  std::string out = t.render();
+  if (results.size() > kMaxRows) out += fmt::format("({} more points in results.csv)\n", results.size() - kMaxRows);
+  return out;
+}
+
+// --dry-run: the points and their values, every config checked.
+std::string render_points(const PreparedStudy& s) {
+  std::vector<std::string> header{"point"};
+  for (const std::string& key : s.keys) header.push_back(key);
+  TextTable t(header);
+  for (std::size_t i = s.range.begin; i < s.range.end; ++i) {
+    std::vector<std::string> row{std::to_string(i)};
+    row.insert(row.end(), s.values[i].begin(), s.values[i].end());
+    t.add_row(std::move(row));
+  }
+  return t.render() + fmt::format("{} of {} points; every point's config is valid\n", s.range.end - s.range.begin,
+                                  s.points.size());
+}
+
+// Runs (or, with --resume, reads back) this rank's share of the selected points: point i
+// belongs to rank i mod size. Each finished point is written to DIR/points/ at once.
+std::vector<PointResult> run_my_points(const PreparedStudy& s, const MpiSession& mpi, const fs::path& out_dir,
+                                       unsigned jobs, bool resume) {
+  std::vector<std::size_t> mine;
+  for (std::size_t i = s.range.begin; i < s.range.end; ++i) {
+    if (static_cast<int>(i % static_cast<std::size_t>(mpi.size())) == mpi.rank()) mine.push_back(i);
+  }
+  std::vector<std::optional<PointResult>> done(mine.size());
+  std::vector<std::size_t> to_run;
+  for (std::size_t j = 0; j < mine.size(); ++j) {
+    const std::size_t i = mine[j];
+    if (resume) done[j] = read_finished_point(point_file(out_dir, i, s.points.size()), i, s.configs[i].config_hash);
+    if (!done[j]) to_run.push_back(j);
+  }
+  const std::string what = mpi.size() > 1 ? fmt::format("points on rank 0 of {}", mpi.size()) : "points";
+  ProgressBar progress(to_run.size(), what, mpi.rank() == 0 && ProgressBar::stderr_is_terminal());
+  run_parallel(to_run.size(), jobs, [&](std::size_t n) {
+    const std::size_t j = to_run[n];
+    const std::size_t i = mine[j];
+    PointResult r = run_point(i, s.configs[i].spec);
+    if (r.ok) {
+      try {
+        write_point_file(point_file(out_dir, i, s.points.size()), r, s.keys, s.values[i], s.configs[i].config_hash);
+      } catch (const std::exception& e) {
+        r = PointResult{i, false, false, fmt::format("the point ran but its summary could not be written: {}", e.what()),
+                        r.wall_s, nlohmann::json()};
+      }
+    }
+    progress.advance(!r.ok);
+    done[j] = std::move(r);  // each task owns its own slot
+  });
+  progress.finish();
+  std::vector<PointResult> out;
+  for (auto& r : done) out.push_back(std::move(*r));
+  return out;
+}
+
+// Rank 0 gets every rank's results, in point order; other ranks get nothing back.
+std::vector<PointResult> gather(const MpiSession& mpi, std::vector<PointResult> mine, const PreparedStudy& s,
+                                const fs::path& out_dir) {
+  if (mpi.size() == 1) return mine;
+  nlohmann::json payload = nlohmann::json::array();
+  for (const PointResult& r : mine) payload.push_back(to_json(r));
+  const std::vector<std::string> all = mpi.gather_to_root(payload.dump());
+  if (mpi.rank() != 0) return {};
+  std::vector<PointResult> results;
+  for (std::size_t rank = 0; rank < all.size(); ++rank) {
+    for (const nlohmann::json& j : nlohmann::json::parse(all[rank])) {
+      PointResult r = point_result_from_json(j);
+      // Without a shared folder the other ranks' point files are elsewhere: keep a copy here.
+      const fs::path file = point_file(out_dir, r.index, s.points.size());
+      if (rank != 0 && r.ok && !fs::exists(file)) {
+        write_point_file(file, r, s.keys, s.values[r.index], s.configs[r.index].config_hash);
+      }
+      results.push_back(std::move(r));
+    }
+  }
+  std::sort(results.begin(), results.end(), [](const PointResult& a, const PointResult& b) { return a.index < b.index; });
+  return results;
+}
+
+}  // namespace
+
+int command_sweep(const Args& args) {
+  po::options_description opts(
+      "tessera sweep STUDY.yaml [options]\n\nRuns every point of a what-if study (a base run config and grid:/zip: "
+      "axes; docs/sweeps.md)\non local cores, and over the ranks of an MPI launch (mpirun -np K tessera sweep ...).\n"
+      "Writes DIR/results.csv, DIR/report.html and DIR/points/NNNN.json.\n\nOptions");
+  std::vector<std::string> sets;
+  opts.add_options()("help,h", "show this help")
+      ("jobs,j", po::value<unsigned>(), "points run at once on this machine (default: its hardware threads, shared "
+                                        "between the MPI ranks on it)")
+      ("out", po::value<std::string>(), "output folder (default: ./STUDY.sweep, STUDY the study file's name)")
+      ("resume", "keep the points whose points/NNNN.json exists for the same config; run only the others")
+      ("set", po::value<std::vector<std::string>>(&sets)->composing(),
+       "override a key of every point's config: --set key.path=value (repeatable; not a swept key)")
+      ("points", po::value<std::string>(), "run only points A to B-1 (A:B), writing only their points/ files "
+                                           "(a Slurm array task; merge with --resume)")
+      ("dry-run", "check every point's config and list the points; run nothing")
+      ("study", po::value<std::string>(), "the study file (also the first positional argument)");
+  po::positional_options_description pos;
+  pos.add("study", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitOk;
+  }
+  if (!vm.count("study")) throw UsageError("sweep: missing the study file (tessera sweep STUDY.yaml)");
+  if (vm.count("jobs") && vm["jobs"].as<unsigned>() == 0) throw UsageError("--jobs must be at least 1");
+  const std::string study_name = vm["study"].as<std::string>();
+  std::optional<std::string> points_flag;
+  if (vm.count("points")) points_flag = vm["points"].as<std::string>();
+
+  const MpiSession mpi;
+  if (mpi.standby()) return kExitOk;
+  const auto t0 = std::chrono::steady_clock::now();
+  // Every point is checked before any runs. Every rank checks the same study and fails the
+  // same way; rank 0 alone reports it.
+  PreparedStudy s;
+  try {
+    s = prepare_study(study_name, sets, points_flag);
+  } catch (...) {
+    if (mpi.rank() != 0) return kExitBadInput;
+    throw;
+  }
+  if (vm.count("dry-run")) {
+    if (mpi.rank() == 0) std::cout << render_points(s);
+    return kExitOk;
+  }
+  const fs::path out_dir = vm.count("out") ? fs::path(vm["out"].as<std::string>()) : fs::path(s.study.name + ".sweep");
+  const unsigned jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>()
+                                         : std::max(1u, hardware_jobs() / static_cast<unsigned>(mpi.local_size()));
+
+  std::vector<PointResult> mine = run_my_points(s, mpi, out_dir, jobs, vm.count("resume") > 0);
+  bool my_failures = false;
+  for (const PointResult& r : mine) my_failures = my_failures || !r.ok;
+  const std::vector<PointResult> results = gather(mpi, std::move(mine), s, out_dir);
+  if (mpi.rank() != 0) return my_failures ? kExitRunFailed : kExitOk;
+
+  std::size_t failed = 0, resumed = 0;
+  for (const PointResult& r : results) {
+    failed += r.ok ? 0 : 1;
+    resumed += r.resumed ? 1 : 0;
+    if (!r.ok) std::cerr << fmt::format("point {} ({}) failed: {}\n", r.index, s.labels[r.index], r.error);
+  }
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string counts = fmt::format("{} run, {} resumed, {} failed", results.size() - resumed, resumed, failed);
+  if (!s.range.whole) {
+    std::cerr << fmt::format("sweep {}: points {} to {} of {} ({}) in {:.1f} s; their summaries are in {}; gather "
+                             "them with: tessera sweep {} --out {} --resume\n",
+                             s.study.name, s.range.begin, s.range.end - 1, s.points.size(), counts, wall_s,
+                             (out_dir / "points").string(), study_name, out_dir.string());
+    return failed > 0 ? kExitRunFailed : kExitOk;
+  }
+  write_file_atomically(out_dir / "results.csv", results_csv(s.keys, s.values, results));
+  write_file_atomically(out_dir / "report.html", sweep_report_html(s.study, s.labels, s.values, results));
+  std::cout << render_results(s, results);
+  std::cerr << fmt::format("sweep {}: {} points ({}) in {:.1f} s{}; wrote {}\n", s.study.name, results.size(), counts,
+                           wall_s, mpi.size() > 1 ? fmt::format(" on {} ranks", mpi.size()) : "",
+                           (out_dir / "results.csv").string() + ", report.html and points/");
+  return failed > 0 ? kExitRunFailed : kExitOk;
+}
+
+}  // namespace tessera::app

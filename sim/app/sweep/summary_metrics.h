@@ -1,0 +1,34 @@
+#pragma once
+// The numbers of a run summary that sweeps and comparisons tabulate: the makespan, its seven
+// parts (the work kinds and the three taxes, in workloads/replay/activity_log.h's order), the
+// cache hit rates and the event count. Each is optional: microbenchmark and PHOLD summaries
+// carry no taxes, and a run without cache accesses has no hit rate.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "workloads/replay/activity_log.h"
+
+namespace tessera::app::sweep {
+
+using workloads::replay::kNumTimeCategories;
+using workloads::replay::TimeCategory;
+
+struct SummaryMetrics {
+  std::optional<double> makespan_ns;
+  std::array<std::optional<double>, kNumTimeCategories> parts_ns;  // indexed by TimeCategory
+  std::optional<double> l2_hit_rate;
+  std::optional<double> mall_hit_rate;
+  std::optional<std::uint64_t> events;
+};
+
+SummaryMetrics metrics_of(const nlohmann::json& summary);
+
+// The categories in order, and each one's column name ("compute_ns", "bulk_synchronous_ns").
+TimeCategory time_category(std::size_t i);
+std::string part_column(TimeCategory c);
+
+}  // namespace tessera::app::sweep

@@ -1,0 +1,272 @@
+// `tessera sweep` and `tessera compare` as a user runs them: outputs, determinism over --jobs,
+// failures, --resume, --points slices and their merge, and bad input.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/sim/app/cli_process.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using tessera::test::read_all;
+using tessera::test::run_tessera;
+using tessera::test::scratch_dir;
+using tessera::test::write_file;
+
+const std::string kTinyStudy = std::string(TESSERA_SWEEP_FIXTURES) + "/tiny.yaml";
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = scratch_dir() / name;
+  fs::remove_all(dir);
+  return dir;
+}
+
+// results.csv without its last column (wall_s, the only one that may differ between runs).
+std::string without_wall_s(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string out;
+  for (std::string line; std::getline(in, line);) out += line.substr(0, line.rfind(',')) + "\n";
+  return out;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::size_t count_files(const fs::path& dir) {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+TEST_CASE("sweep: results.csv, points/ and report.html; byte-identical for --jobs 1 and --jobs 2") {
+  const fs::path one = fresh_dir("sweep-j1");
+  const fs::path two = fresh_dir("sweep-j2");
+  const auto a = run_tessera("sweep '" + kTinyStudy + "' --jobs 1 --out '" + one.string() + "'");
+  const auto b = run_tessera("sweep '" + kTinyStudy + "' --jobs 2 --out '" + two.string() + "'");
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(b.exit_code == 0);
+  const std::string csv = read_all(one / "results.csv");
+  CHECK(without_wall_s(csv) == without_wall_s(read_all(two / "results.csv")));
+  const auto rows = lines_of(csv);
+  REQUIRE(rows.size() == 7);
+  CHECK(rows[0] ==
+        "point,workload.variant,workload.m,system.interconnect.link_bandwidth,makespan_ns,compute_ns,memory_ns,"
+        "communication_ns,idle_ns,bulk_synchronous_ns,inter_kernel_locality_ns,launch_overhead_ns,l2_hit_rate,"
+        "mall_hit_rate,events,status,error,wall_s");
+  CHECK(rows[1].starts_with("0,bsp,64,64 GB/s,"));
+  CHECK(rows[2].starts_with("1,bsp,128,32 GB/s,"));
+  CHECK(rows[6].starts_with("5,push,128,32 GB/s,"));
+  CHECK(rows[6].find(",ok,,") != std::string::npos);
+  // Every point's full summary, with the record --resume reads.
+  CHECK(count_files(one / "points") == 6);
+  const auto p5 = nlohmann::json::parse(read_all(one / "points" / "0005.json"));
+  CHECK(p5["variant"] == "push");
+  CHECK(p5["workload_parameters"]["m"] == 128);
+  CHECK(p5["sweep_point"]["index"] == 5);
+  CHECK(p5["sweep_point"]["values"]["system.interconnect.link_bandwidth"] == "32 GB/s");
+  CHECK(p5["sweep_point"]["config_hash"].get<std::string>().size() == 16);
+  const std::string html = read_all(one / "report.html");
+  CHECK(html.find("<svg") != std::string::npos);
+  CHECK(html.find("variant=push m=128 link_bandwidth=32 GB/s") != std::string::npos);
+  // The terminal table, and nothing but results and the closing line.
+  CHECK(a.out.find("makespan (ns)") != std::string::npos);
+  CHECK(a.err.find("6 points (6 run, 0 resumed, 0 failed)") != std::string::npos);
+  CHECK(a.err.find('\r') == std::string::npos);  // no progress bar when stderr is not a terminal
+  // Only the outputs are left behind (no temporaries).
+  CHECK(count_files(one) == 3);
+}
+
+TEST_CASE("sweep: the default output folder is STUDY.sweep in the current folder") {
+  const fs::path cwd = fresh_dir("sweep-default-out");
+  fs::create_directories(cwd);
+  const auto r = run_tessera("sweep '" + kTinyStudy + "'", cwd);
+  REQUIRE(r.exit_code == 0);
+  CHECK(fs::exists(cwd / "tiny.sweep" / "results.csv"));
+}
+
+TEST_CASE("sweep: a failing point is reported and the others finish; exit code 1") {
+  const fs::path study_dir = fresh_dir("sweep-fail");
+  fs::create_directories(study_dir);
+  // A trace of two ranks: it runs on two GPUs and fails on one; a missing trace fails to load.
+  const auto config = write_file("sweep-fail/two_ranks.yaml", "system: {base: mi300x-8, num_gpus: 2}\n"
+                                                              "workload: {kind: ag_gemm, m: 64, n: 256, k: 512}\n");
+  const auto dump = run_tessera("run '" + config.string() + "' --dump-trace '" + (study_dir / "two_ranks.jsonl").string() + "'");
+  REQUIRE(dump.exit_code == 0);
+  write_file("sweep-fail/study.yaml",
+             "base:\n  system: mi300x-8\n  workload: {kind: trace, path: two_ranks.jsonl}\n"
+             "sweep:\n  grid:\n    workload.path: [two_ranks.jsonl, missing.jsonl]\n    system.num_gpus: [2, 1]\n");
+  const fs::path out = study_dir / "out";
+  // Run from elsewhere: the relative trace paths start at the study's folder.
+  const auto r = run_tessera("sweep '" + (study_dir / "study.yaml").string() + "' --jobs 2 --out '" + out.string() + "'", "/");
+  CHECK(r.exit_code == 1);
+  const auto rows = lines_of(read_all(out / "results.csv"));
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[1].starts_with("0,two_ranks.jsonl,2,"));
+  CHECK(rows[1].find(",ok,,") != std::string::npos);
+  CHECK(rows[2].find("1,two_ranks.jsonl,1,,,,,,,,,,,,failed,the trace has 2 ranks") == 0);
+  CHECK(rows[3].find(",failed,") != std::string::npos);
+  CHECK(rows[3].find("missing.jsonl") != std::string::npos);
+  CHECK(rows[4].find(",failed,") != std::string::npos);
+  CHECK(r.err.find("point 1 (path=two_ranks.jsonl num_gpus=1) failed: the trace has 2 ranks") != std::string::npos);
+  CHECK(r.err.find("4 points (4 run, 0 resumed, 3 failed)") != std::string::npos);
+  // Only the point that ran has a summary file; the report still shows all four.
+  CHECK(count_files(out / "points") == 1);
+  CHECK(read_all(out / "report.html").find("<tr class=\"failed\">") != std::string::npos);
+}
+
+TEST_CASE("sweep --resume skips the points already done for the same config") {
+  const fs::path out = fresh_dir("sweep-resume");
+  const std::string base = "sweep '" + kTinyStudy + "' --jobs 2 --out '" + out.string() + "'";
+  REQUIRE(run_tessera(base).exit_code == 0);
+  const std::string first_csv = read_all(out / "results.csv");
+  // An interrupted run: point 4's summary never got written.
+  fs::remove(out / "points" / "0004.json");
+  const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  for (const auto& f : fs::directory_iterator(out / "points")) fs::last_write_time(f.path(), old_time);
+
+  const auto resumed = run_tessera(base + " --resume");
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(resumed.err.find("6 points (1 run, 5 resumed, 0 failed)") != std::string::npos);
+  CHECK(fs::exists(out / "points" / "0004.json"));
+  for (const char* kept : {"0000.json", "0001.json", "0002.json", "0003.json", "0005.json"}) {
+    CHECK_MESSAGE(fs::last_write_time(out / "points" / kept) == old_time, kept);
+  }
+  CHECK(fs::last_write_time(out / "points" / "0004.json") > old_time);
+  // The resumed points keep their recorded wall times, so the whole file is the same.
+  const std::string resumed_csv = read_all(out / "results.csv");
+  CHECK(without_wall_s(resumed_csv) == without_wall_s(first_csv));
+  CHECK(lines_of(resumed_csv)[1] == lines_of(first_csv)[1]);
+
+  // Another config (here a --set) makes every point stale; without --resume everything runs.
+  CHECK(run_tessera(base + " --resume --set seed=7").err.find("(6 run, 0 resumed, 0 failed)") != std::string::npos);
+  CHECK(run_tessera(base).err.find("(6 run, 0 resumed, 0 failed)") != std::string::npos);
+}
+
+TEST_CASE("sweep --points slices (Slurm array tasks) merge into the same results with --resume") {
+  const fs::path whole = fresh_dir("sweep-whole");
+  const fs::path sliced = fresh_dir("sweep-sliced");
+  REQUIRE(run_tessera("sweep '" + kTinyStudy + "' --out '" + whole.string() + "'").exit_code == 0);
+  const auto t0 = run_tessera("sweep '" + kTinyStudy + "' --points 0:3 --out '" + sliced.string() + "'");
+  const auto t1 = run_tessera("sweep '" + kTinyStudy + "' --points 3: --out '" + sliced.string() + "'");
+  REQUIRE(t0.exit_code == 0);
+  REQUIRE(t1.exit_code == 0);
+  CHECK(t0.err.find("points 0 to 2 of 6") != std::string::npos);
+  CHECK_FALSE(fs::exists(sliced / "results.csv"));  // a slice writes only its points
+  CHECK(count_files(sliced / "points") == 6);
+  const auto merge = run_tessera("sweep '" + kTinyStudy + "' --resume --out '" + sliced.string() + "'");
+  REQUIRE(merge.exit_code == 0);
+  CHECK(merge.err.find("(0 run, 6 resumed, 0 failed)") != std::string::npos);
+  CHECK(without_wall_s(read_all(sliced / "results.csv")) == without_wall_s(read_all(whole / "results.csv")));
+  CHECK(run_tessera("sweep '" + kTinyStudy + "' --points 6:9").exit_code == 2);
+}
+
+TEST_CASE("sweep: bad input names the study file, line and key, exits 2 and writes nothing") {
+  const fs::path out = fresh_dir("sweep-bad-out");
+  const auto study = write_file("sweep-bad.yaml",
+                                "base:\n  system: mi300x-8\n  workload: {kind: ag_gemm, n: 256, k: 512}\n"
+                                "sweep:\n  grid:\n    workload.variant: [bsp, push]\n    workload.m: [64, abc]\n");
+  const auto r = run_tessera("sweep '" + study.string() + "' --out '" + out.string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("sweep-bad.yaml:7:22: workload.m: expected an integer, got \"abc\"") != std::string::npos);
+  CHECK(r.err.find("(point 1: workload.variant=bsp workload.m=abc)") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));  // the bad point is the second: nothing ran before the check
+
+  const auto zip = write_file("sweep-bad-zip.yaml",
+                              "base:\n  system: mi300x-8\n  workload: {kind: ag_gemm}\n"
+                              "sweep:\n  zip:\n    workload.m: [64]\n    workload.n: [1, 2]\n");
+  const auto z = run_tessera("sweep '" + zip.string() + "' --out '" + out.string() + "'");
+  CHECK(z.exit_code == 2);
+  CHECK(z.err.find("sweep-bad-zip.yaml:7:17: sweep.zip.workload.n: zip lists must have equal lengths") != std::string::npos);
+
+  const auto top = write_file("sweep-bad-top.yaml", "base: {system: mi300x-8}\nsweeps: {}\n");
+  const auto t = run_tessera("sweep '" + top.string() + "'");
+  CHECK(t.exit_code == 2);
+  CHECK(t.err.find("sweep-bad-top.yaml:2:1: sweeps: unknown key 'sweeps'; did you mean 'sweep'?") != std::string::npos);
+
+  CHECK(run_tessera("sweep").exit_code == 2);
+  CHECK(run_tessera("sweep no-such-study.yaml").err.find("cannot find study file 'no-such-study.yaml'") != std::string::npos);
+  CHECK(run_tessera("sweep '" + kTinyStudy + "' --jobs 0").exit_code == 2);
+  CHECK(run_tessera("sweep '" + kTinyStudy + "' --set workload.n=abc").err.find("error: --set workload.n=abc: workload.n") !=
+        std::string::npos);
+  // A --set of a swept key would be overridden by every point: an error rather than a silent no-op.
+  const auto masked = run_tessera("sweep '" + kTinyStudy + "' --set workload.m=512");
+  CHECK(masked.exit_code == 2);
+  CHECK(masked.err.find("--set workload.m=512: workload.m: the study sweeps 'workload.m'") != std::string::npos);
+  CHECK(run_tessera("sweep --help").out.find("--resume") != std::string::npos);
+}
+
+TEST_CASE("the example studies are compiled in and every point of each is a valid config") {
+  for (const char* study : {"xgmi_ag_gemm", "flash_decode_batch_kv", "attention_mappings", "gemm_all_scatter_ranks"}) {
+    const auto r = run_tessera(fmt::format("sweep studies/{}.yaml --dry-run", study), "/");
+    CHECK_MESSAGE(r.exit_code == 0, study << ": " << r.err);
+    CHECK_MESSAGE(r.out.find("every point's config is valid") != std::string::npos, study);
+  }
+  const auto r = run_tessera("sweep studies/xgmi_ag_gemm.yaml --dry-run --points 3:5", "/");
+  CHECK(r.out.find("2 of 9 points") != std::string::npos);
+  CHECK(r.out.find("64 GB/s") != std::string::npos);
+  CHECK_FALSE(fs::exists("/xgmi_ag_gemm.sweep"));
+}
+
+TEST_CASE("compare: the makespan and each part from A to B, as a table, JSON and files") {
+  const auto a = write_file("compare-a.yaml", "system: {base: mi300x-8, num_gpus: 2}\n"
+                                              "workload: {kind: ag_gemm, m: 64, n: 256, k: 512, variant: bsp}\n");
+  const auto b = write_file("compare-b.yaml", "system: {base: mi300x-8, num_gpus: 2}\n"
+                                              "workload: {kind: ag_gemm, m: 64, n: 256, k: 512, variant: push}\n");
+  const fs::path out = fresh_dir("compare-out");
+  const auto r = run_tessera("compare '" + a.string() + "' '" + b.string() + "' --out '" + out.string() + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("A: " + a.string() + " (ag_gemm on mi300x-8, variant bsp)") != std::string::npos);
+  CHECK(r.out.find("B: " + b.string() + " (ag_gemm on mi300x-8, variant push)") != std::string::npos);
+  for (const char* column : {"quantity", "A (ns)", "B (ns)", "B - A (ns)", "change (%)", "makespan",
+                             "bulk_synchronous (tax)", "inter_kernel_locality (tax)", "launch_overhead (tax)", "compute"}) {
+    CHECK_MESSAGE(r.out.find(column) != std::string::npos, column);
+  }
+  const auto j = nlohmann::json::parse(read_all(out / "compare.json"));
+  CHECK(j["a"]["variant"] == "bsp");
+  CHECK(j["b"]["variant"] == "push");
+  const auto& q = j["quantities"];
+  REQUIRE(q.size() == 8);
+  CHECK(q[0]["quantity"] == "makespan_ns");
+  CHECK(q[0]["a_ns"] == j["a"]["makespan_ns"]);
+  CHECK(q[0]["delta_ns"].get<double>() == doctest::Approx(q[0]["b_ns"].get<double>() - q[0]["a_ns"].get<double>()));
+  // The parts of each side add up to its makespan (the summary's promise, carried through).
+  double a_sum = 0;
+  for (std::size_t i = 1; i < q.size(); ++i) a_sum += q[i]["a_ns"].get<double>();
+  CHECK(a_sum == doctest::Approx(q[0]["a_ns"].get<double>()).epsilon(1e-6));
+  const auto csv = lines_of(read_all(out / "compare.csv"));
+  REQUIRE(csv.size() == 9);
+  CHECK(csv[0] == "quantity,a_ns,b_ns,delta_ns,delta_pct");
+  CHECK(csv[1].starts_with("makespan_ns,"));
+  CHECK(count_files(out) == 2);
+
+  // --json prints the same object; --set applies to both sides.
+  const auto js = run_tessera("compare '" + a.string() + "' '" + b.string() + "' --json --set workload.m=128");
+  REQUIRE(js.exit_code == 0);
+  const auto jj = nlohmann::json::parse(js.out);
+  CHECK(jj["quantities"][0]["a_ns"] != q[0]["a_ns"]);
+  CHECK(jj["quantities"][0]["b_ns"] != q[0]["b_ns"]);
+}
+
+TEST_CASE("compare: microbenchmarks have no breakdown, so only the makespan is compared; bad input exits 2") {
+  const auto a = write_file("compare-mb-a.yaml", "system: mi300x-8\nworkload: {kind: microbench, op: all_store, bytes: 1 MiB}\n");
+  const auto b = write_file("compare-mb-b.yaml", "system: mi300x-8\nworkload: {kind: microbench, op: all_store, bytes: 2 MiB}\n");
+  const auto r = run_tessera("compare '" + a.string() + "' '" + b.string() + "' --json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["quantities"].size() == 1);
+  CHECK(j["quantities"][0]["delta_pct"].get<double>() > 0);
+  CHECK(run_tessera("compare '" + a.string() + "'").exit_code == 2);
+  const auto bad = run_tessera("compare '" + a.string() + "' '" + b.string() + "' --set workload.bytes=12");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--set workload.bytes=12") != std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,147 @@
+// Tax attribution (docs/taxes.md) on hand-written traces: the parts add up to the makespan
+// exactly (per GPU, along the critical GPU, per kernel), launch latency shows up as launch
+// overhead and only then, a single kernel has no inter-kernel locality tax, a consumer that
+// reads what a previous kernel wrote does, and a wait on a peer is bulk-synchronous.
+#include <doctest/doctest.h>
+
+#include <numeric>
+
+#include "tests/models/topology/test_systems.h"
+#include "workloads/replay/replay.h"
+#include "workloads/trace/builder.h"
+
+using namespace tessera::workloads::trace;
+using tessera::models::SystemSpec;
+using tessera::models::sync::Compare;
+using tessera::workloads::replay::CategoryTimes;
+using tessera::workloads::replay::ReplayResult;
+using tessera::workloads::replay::replay_trace;
+using tessera::workloads::replay::TimeCategory;
+
+namespace {
+
+constexpr std::int64_t kMiB = 1 << 20;
+
+tessera::sim::Tick sum(const CategoryTimes& t) { return std::accumulate(t.begin(), t.end(), tessera::sim::Tick{0}); }
+tessera::sim::Tick at(const CategoryTimes& t, TimeCategory c) { return t[static_cast<std::size_t>(c)]; }
+
+SystemSpec mi300x(std::uint32_t gpus, tessera::sim::Tick launch_ps) {
+  SystemSpec s = tessera::models::topology::test::mi300x(gpus);
+  s.gpu.dispatch.kernel_launch_latency_ps = launch_ps;
+  return s;
+}
+
+void check_exact_sums(const ReplayResult& r) {
+  CHECK(sum(r.times) == r.makespan_ps);
+  for (const CategoryTimes& g : r.gpu_times) CHECK(sum(g) == r.makespan_ps);
+  for (const auto& k : r.kernels) CHECK(sum(k.times) == k.end_ps - k.launch_ps);
+}
+
+// Kernel "produce" stores 4 MiB of x; kernel "consume" (same stream) loads it back and computes.
+Trace producer_consumer(bool one_kernel) {
+  TraceBuilder t(1);
+  const auto x = t.buffer("x", 4 * kMiB);
+  ProgramBuilder produce("produce");
+  produce.store(x, rank(), wg() * kMiB, kMiB);
+  ProgramBuilder consume("consume");
+  consume.load(x, rank(), wg() * kMiB, kMiB).compute(2LL * 256 * 256 * 64 * 50);
+  if (one_kernel) {
+    produce.load(x, rank(), wg() * kMiB, kMiB).compute(2LL * 256 * 256 * 64 * 50);
+    const auto p = t.program(std::move(produce));
+    t.launch({"fused", 0, 0, 4, p, {}});
+  } else {
+    const auto p = t.program(std::move(produce));
+    const auto c = t.program(std::move(consume));
+    t.launch({"produce", 0, 0, 4, p, {}});
+    t.launch({"consume", 0, 0, 4, c, {}});
+  }
+  return std::move(t).build();
+}
+
+}  // namespace
+
+TEST_CASE("launch latency is launch overhead: one per kernel on a stream, none when it is zero") {
+  for (const tessera::sim::Tick launch_ps : {tessera::sim::Tick{0}, tessera::sim::Tick{2'000'000}}) {
+    CAPTURE(launch_ps);
+    const auto r = replay_trace(producer_consumer(false), mi300x(1, launch_ps));
+    check_exact_sums(r);
+    // Two kernels back to back on one stream: each waits its launch latency with nothing resident.
+    CHECK(at(r.times, TimeCategory::kLaunchOverhead) == 2 * launch_ps);
+    CHECK(at(r.kernels[1].times, TimeCategory::kLaunchOverhead) >= launch_ps);
+    CHECK(at(r.times, TimeCategory::kCompute) > 0);
+  }
+}
+
+TEST_CASE("a single kernel has no inter-kernel locality tax; a consumer of another kernel's output has") {
+  const auto fused = replay_trace(producer_consumer(true), mi300x(1, 1'000'000));
+  check_exact_sums(fused);
+  CHECK(at(fused.times, TimeCategory::kInterKernelLocality) == 0);
+  CHECK(at(fused.times, TimeCategory::kMemory) > 0);
+
+  const auto split = replay_trace(producer_consumer(false), mi300x(1, 1'000'000));
+  check_exact_sums(split);
+  // The producer's stores and the consumer's loads of x are intermediates; the end-of-kernel
+  // write-back of the producer's dirty L2 data too.
+  CHECK(at(split.times, TimeCategory::kInterKernelLocality) > 0);
+  CHECK(at(split.kernels[1].times, TimeCategory::kInterKernelLocality) > 0);
+  CHECK(at(split.times, TimeCategory::kMemory) == 0);
+
+  // Ablation: with intermediates free, the run is faster by at least the attributed tax's
+  // memory part, and no locality tax is left.
+  tessera::workloads::replay::ReplayOptions ideal;
+  ideal.ideal_locality = true;
+  const auto ablated = replay_trace(producer_consumer(false), mi300x(1, 1'000'000), ideal);
+  check_exact_sums(ablated);
+  CHECK(at(ablated.times, TimeCategory::kInterKernelLocality) == 0);
+  CHECK(ablated.makespan_ps < split.makespan_ps);
+}
+
+TEST_CASE("waiting for a peer's flag is bulk-synchronous; the idle GPU's span still adds up") {
+  // Rank 0 computes, then stores 1 MiB to rank 1 and releases a flag; rank 1 waits, then loads.
+  TraceBuilder t(2);
+  const auto inbox = t.buffer("inbox", kMiB);
+  ProgramBuilder producer("producer");
+  producer.compute(2LL * 256 * 256 * 64 * 200).store(inbox, 1, 0, kMiB).release(1, 7, 1);
+  ProgramBuilder consumer("consumer");
+  consumer.wait(1, 7, Compare::kGe, 1, inbox, 0, kMiB).load(inbox, rank(), 0, kMiB);
+  const auto p = t.program(std::move(producer));
+  const auto c = t.program(std::move(consumer));
+  t.launch({"producer", 0, 0, 1, p, {}});
+  t.launch({"consumer", 1, 0, 1, c, {}});
+  const auto r = replay_trace(std::move(t).build(), mi300x(2, 1'000'000));
+  check_exact_sums(r);
+  REQUIRE(r.gpu_times.size() == 2);
+  const CategoryTimes& waiter = r.gpu_times[1];
+  // Rank 1 waits for the whole of rank 0's compute and store.
+  CHECK(at(waiter, TimeCategory::kBulkSynchronous) >= at(r.gpu_times[0], TimeCategory::kCompute));
+  CHECK(at(r.gpu_times[0], TimeCategory::kCommunication) > 0);  // the remote store, nothing else running
+  // Rank 0 finished first: the rest of its span is idle.
+  CHECK(at(r.gpu_times[0], TimeCategory::kIdle) > 0);
+  CHECK(r.critical_rank == 1);
+  CHECK(r.times == r.gpu_times[1]);
+}
+
+TEST_CASE("the activity log's slices tile each workgroup's life and never overlap on a CU slot") {
+  tessera::workloads::replay::ReplayOptions options;
+  options.record_activity = true;
+  const auto r = replay_trace(producer_consumer(false), mi300x(1, 1'000'000), options);
+  const auto& log = r.activity;
+  REQUIRE(!log.slices.empty());
+  CHECK(!log.truncated);
+  CHECK(!log.links.empty());
+  for (const auto& s : log.slices) CHECK(s.end_ps > s.start_ps);
+  for (std::size_t i = 0; i < log.slices.size(); ++i) {
+    for (std::size_t j = i + 1; j < log.slices.size(); ++j) {
+      const auto& a = log.slices[i];
+      const auto& b = log.slices[j];
+      if (a.rank != b.rank || a.cu != b.cu || a.slot != b.slot) continue;
+      CHECK((a.end_ps <= b.start_ps || b.end_ps <= a.start_ps));
+    }
+  }
+  // A limit on what is kept marks the log truncated and leaves the taxes complete.
+  options.max_recorded = 2;
+  const auto small = replay_trace(producer_consumer(false), mi300x(1, 1'000'000), options);
+  CHECK(small.activity.truncated);
+  CHECK(small.activity.slices.size() <= 2);
+  CHECK(small.times == r.times);
+}
