@@ -8,6 +8,7 @@ packages=(
   libboost-graph-dev libboost-program-options-dev
   libyaml-cpp-dev libeigen3-dev nlohmann-json3-dev libfmt-dev doctest-dev
   libboost-mpi-dev openmpi-bin
+  chromium  # headless, for the report.html test (tests/sim/report)
 )
 
 missing=()

@@ -46,7 +46,7 @@ std::size_t count_files(const fs::path& dir) {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
 
-TEST_CASE("sweep: results.csv, points/ and report.html; byte-identical for --jobs 1 and --jobs 2") {
+TEST_CASE("sweep: results.csv, points/ and report.html, byte-identical for --jobs 1 and --jobs 2") {
   const fs::path one = fresh_dir("sweep-j1");
   const fs::path two = fresh_dir("sweep-j2");
   const auto a = run_tessera("sweep '" + kTinyStudy + "' --jobs 1 --out '" + one.string() + "'");
@@ -92,7 +92,7 @@ TEST_CASE("sweep: the default output folder is STUDY.sweep in the current folder
   CHECK(fs::exists(cwd / "tiny.sweep" / "results.csv"));
 }
 
-TEST_CASE("sweep: a failing point is reported and the others finish; exit code 1") {
+TEST_CASE("sweep: a failing point is reported and the others finish, exit code 1") {
   const fs::path study_dir = fresh_dir("sweep-fail");
   fs::create_directories(study_dir);
   // A trace of two ranks: it runs on two GPUs and fails on one; a missing trace fails to load.
@@ -255,7 +255,7 @@ TEST_CASE("compare: the makespan and each part from A to B, as a table, JSON and
   CHECK(jj["quantities"][0]["b_ns"] != q[0]["b_ns"]);
 }
 
-TEST_CASE("compare: microbenchmarks have no breakdown, so only the makespan is compared; bad input exits 2") {
+TEST_CASE("compare: microbenchmarks have no breakdown, so only the makespan is compared, bad input exits 2") {
   const auto a = write_file("compare-mb-a.yaml", "system: mi300x-8\nworkload: {kind: microbench, op: all_store, bytes: 1 MiB}\n");
   const auto b = write_file("compare-mb-b.yaml", "system: mi300x-8\nworkload: {kind: microbench, op: all_store, bytes: 2 MiB}\n");
   const auto r = run_tessera("compare '" + a.string() + "' '" + b.string() + "' --json");

@@ -79,7 +79,7 @@ TEST_CASE("zip advances its lists together and multiplies with the grid in file 
   CHECK(texts(points[3]) == std::vector<std::string>{"128", "512", "push"});
 }
 
-TEST_CASE("labels use the last key segment unless two would collide; values print on one line") {
+TEST_CASE("labels use the last key segment unless two would collide, values print on one line") {
   CHECK(label_names({"workload.m", "system.gpu.compute.clock"}) == std::vector<std::string>{"m", "clock"});
   CHECK(label_names({"workload.ranks", "system.ranks"}) == std::vector<std::string>{"workload.ranks", "system.ranks"});
   const Study s = study_of(std::string(kBase) + "sweep:\n  grid:\n    workload: [{kind: gemm, m: 64}, [1, 2], null]\n");
@@ -152,7 +152,7 @@ TEST_CASE("each point's config is checked as a run config, errors located in the
   CHECK_THROWS_AS(prepare_points(bad_value, bad_points, {}), ConfigError);
 }
 
-TEST_CASE("points get the swept values over the base and the --set flags; the hash follows the config") {
+TEST_CASE("points get the swept values over the base and the --set flags, the hash follows the config") {
   const Study s = study_of(std::string(kBase) + "sweep:\n  grid:\n    workload.m: [64, 128]\n");
   const auto points = expand_points(s);
   const auto sets = sim::config::parse_overrides(std::vector<std::string>{"system.num_gpus=2", "workload.m=999"});
@@ -261,7 +261,7 @@ TEST_CASE("point files: written with their config hash, read back only for the s
   CHECK_FALSE(read_finished_point(point_file(dir, 6, 10), 6, "abc").has_value());
 }
 
-TEST_CASE("compare: rows for what either summary has; deltas only where both have it") {
+TEST_CASE("compare: rows for what either summary has, deltas only where both have it") {
   nlohmann::json b = summary_with_taxes();
   b["makespan_ns"] = 80.0;
   b["taxes_ns"]["launch_overhead"] = 0.0;
