@@ -114,25 +114,12 @@ std::uint32_t ranks_of(const AgGemmParams& p, const models::SystemSpec& system) 
 }
 
 GemmTiling tiling_of(const AgGemmParams& p) {
-  GemmTiling t;
-  t.m = p.m;
-  t.n = p.n;
-  t.k = p.k;
-  t.block_m = p.block_m;
-  t.block_n = p.block_n;
-  t.block_k = p.block_k;
-  t.group_m = p.group_m;
-  t.elem_bytes = element_bytes(p.dtype);
-  return t;
+  return tiling_from(p);
 }
 
 std::optional<ParamProblem> check_against_system(const AgGemmParams& p, const models::SystemSpec& system) {
   const std::uint32_t ranks = ranks_of(p, system);
-  if (ranks == 0) return ParamProblem{"ranks", "the system has no GPUs"};
-  if (ranks > system.num_gpus) {
-    return ParamProblem{"ranks", fmt::format("{} ranks but the system '{}' has {} GPU(s)", ranks, system.name,
-                                             system.num_gpus)};
-  }
+  if (auto problem = ranks_problem(ranks, system)) return problem;
   if (auto problem = tiling_problem(tiling_of(p))) return problem;
   if (p.k % (std::uint64_t{ranks} * p.block_k) != 0) {
     return ParamProblem{"k", fmt::format("k ({}) must be a multiple of ranks x block_k ({} x {} = {}): each rank "

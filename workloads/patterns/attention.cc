@@ -168,11 +168,7 @@ std::uint32_t ranks_of(const AttentionParams& p, const models::SystemSpec& syste
 
 std::optional<ParamProblem> check_against_system(const AttentionParams& p, const models::SystemSpec& system) {
   const std::uint32_t ranks = ranks_of(p, system);
-  if (ranks == 0) return ParamProblem{"ranks", "the system has no GPUs"};
-  if (ranks > system.num_gpus) {
-    return ParamProblem{"ranks", fmt::format("{} ranks but the system '{}' has {} GPU(s)", ranks, system.name,
-                                             system.num_gpus)};
-  }
+  if (auto problem = ranks_problem(ranks, system)) return problem;
   if (auto problem = params_problem(p)) return problem;
   const AttentionShape s = shape_of(p);
   if (auto problem = attention_mapping_problem(s.grid, system.gpu.compute.num_dies, p.mapping)) {

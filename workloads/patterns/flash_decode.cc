@@ -99,11 +99,7 @@ FlashDecodeLayout layout_of(const FlashDecodeParams& p, std::uint32_t ranks) {
 
 std::optional<ParamProblem> check_against_system(const FlashDecodeParams& p, const models::SystemSpec& system) {
   const std::uint32_t ranks = ranks_of(p, system);
-  if (ranks == 0) return ParamProblem{"ranks", "the system has no GPUs"};
-  if (ranks > system.num_gpus) {
-    return ParamProblem{"ranks", fmt::format("{} ranks but the system '{}' has {} GPU(s)", ranks, system.name,
-                                             system.num_gpus)};
-  }
+  if (auto problem = ranks_problem(ranks, system)) return problem;
   return layout_problem(layout_of(p, ranks));
 }
 

@@ -38,16 +38,7 @@ const sim::config::Schema<GemmParams>& gemm_schema() {
 }
 
 GemmTiling tiling_of(const GemmParams& p) {
-  GemmTiling t;
-  t.m = p.m;
-  t.n = p.n;
-  t.k = p.k;
-  t.block_m = p.block_m;
-  t.block_n = p.block_n;
-  t.block_k = p.block_k;
-  t.group_m = p.group_m;
-  t.elem_bytes = element_bytes(p.dtype);
-  return t;
+  return tiling_from(p);
 }
 
 std::uint64_t gemm_grid(const GemmParams& p, const models::SystemSpec& system) {

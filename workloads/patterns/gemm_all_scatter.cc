@@ -101,15 +101,8 @@ std::uint32_t ranks_of(const GemmAllScatterParams& p, const models::SystemSpec& 
 }
 
 GemmTiling local_tiling_of(const GemmAllScatterParams& p, std::uint32_t ranks) {
-  GemmTiling t;
-  t.m = p.m;
+  GemmTiling t = tiling_from(p);
   t.n = ranks > 0 ? p.n / ranks : p.n;
-  t.k = p.k;
-  t.block_m = p.block_m;
-  t.block_n = p.block_n;
-  t.block_k = p.block_k;
-  t.group_m = p.group_m;
-  t.elem_bytes = element_bytes(p.dtype);
   return t;
 }
 
@@ -148,11 +141,7 @@ ScatterWorkgroups workgroups_of(const GemmAllScatterParams& p, const models::Sys
 
 std::optional<ParamProblem> check_against_system(const GemmAllScatterParams& p, const models::SystemSpec& system) {
   const std::uint32_t ranks = ranks_of(p, system);
-  if (ranks == 0) return ParamProblem{"ranks", "the system has no GPUs"};
-  if (ranks > system.num_gpus) {
-    return ParamProblem{"ranks", fmt::format("{} ranks but the system '{}' has {} GPU(s)", ranks, system.name,
-                                             system.num_gpus)};
-  }
+  if (auto problem = ranks_problem(ranks, system)) return problem;
   if (p.n % ranks != 0) {
     return ParamProblem{"n", fmt::format("n ({}) must be a multiple of ranks ({}): n is the global N and each rank "
                                          "computes n / ranks columns", p.n, ranks)};

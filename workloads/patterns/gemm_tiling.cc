@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "workloads/patterns/scatter_tile_loop.h"
+
 namespace tessera::workloads::patterns {
 
 using trace::Expr;
@@ -102,50 +104,8 @@ std::uint64_t tiles_of_pid(const GemmTiling& t, std::uint64_t num_wgs, std::uint
 }
 
 void append_tile_loop(ProgramBuilder& p, const GemmTiling& t, std::uint64_t num_wgs, const TileBody& body) {
-  const auto g = static_cast<std::int64_t>(num_wgs);
-  const std::uint32_t g32 = narrow(num_wgs, "workgroups");
-  const std::uint64_t tiles = t.tiles();
-  const std::uint64_t groups_whole = t.tiles_m() / t.group_m;
-  const std::uint64_t full_tiles = groups_whole * t.group_m * t.tiles_n();
-  const Expr pid = trace::reg(kRegPid);
-  const int s0 = kRegScratch;
-  const int s1 = kRegScratch + 1;
-  // Iterations of tiles below `bound`: ceil((bound - pid) / G), written (bound - 1 + G - pid) / G,
-  // which is 0 for pid >= bound because pid < G.
-  const auto count_below = [&](std::uint64_t bound, int reg) {
-    p.set(static_cast<std::uint8_t>(reg), Expr(static_cast<std::int64_t>(bound) - 1 + g) - pid);
-  };
-
-  if (full_tiles > 0) {
-    // Whole groups: size_m = group_m, so pid_m = tile / in_group * group_m + tile % group_m
-    // (in_group is a multiple of group_m) and pid_n = (tile % in_group) / group_m.
-    const std::uint32_t in_group = narrow(std::uint64_t{t.group_m} * t.tiles_n(), "group_m * tiles_n");
-    count_below(full_tiles, s0);
-    p.loop(trace::div(trace::reg(s0), g32));
-    p.set(kRegTile, pid + trace::loop(kTileLoopDepth) * g);
-    p.set(static_cast<std::uint8_t>(s0), trace::mod(trace::reg(kRegTile), in_group));
-    p.set(kRegPidM, trace::div(trace::reg(kRegTile), in_group) * t.group_m + trace::mod(trace::reg(s0), t.group_m));
-    p.set(kRegPidN, trace::div(trace::reg(s0), t.group_m));
-    body(p);
-    p.end_loop();
-  }
-  if (full_tiles < tiles) {
-    // The last, narrower group: first_m and size_m are constants here.
-    const std::uint64_t first_m = groups_whole * t.group_m;
-    const std::uint32_t size_m = narrow(t.tiles_m() - first_m, "last group");
-    count_below(tiles, s0);
-    count_below(full_tiles, s1);
-    p.loop(trace::div(trace::reg(s0), g32) - trace::div(trace::reg(s1), g32));
-    // tile = pid + (iterations spent below full_tiles + i0) * G; the body clobbers scratch, so
-    // recompute that count every iteration.
-    count_below(full_tiles, s0);
-    p.set(kRegTile, pid + trace::div(trace::reg(s0), g32) * g + trace::loop(kTileLoopDepth) * g);
-    p.set(static_cast<std::uint8_t>(s0), trace::reg(kRegTile) - Expr(static_cast<std::int64_t>(full_tiles)));
-    p.set(kRegPidM, Expr(static_cast<std::int64_t>(first_m)) + trace::mod(trace::reg(s0), size_m));
-    p.set(kRegPidN, trace::div(trace::reg(s0), size_m));
-    body(p);
-    p.end_loop();
-  }
+  // The general loop (any depth, any one-term pid) with the workgroup's pid register at depth 0.
+  append_tile_loop_at(p, t, num_wgs, trace::reg(kRegPid), kTileLoopDepth, body);
 }
 
 std::uint64_t block_flag(std::uint64_t flag_base, const GemmTiling& t, std::uint32_t steps_per_slab,

@@ -8,13 +8,19 @@
 #include "sim/app/sweep/results_csv.h"
 #include "sim/app/sweep/summary_metrics.h"
 #include "sim/app/version.h"
+#include "sim/report/category_style.h"
+#include "sim/report/html_escape.h"
 
 namespace tessera::app::sweep {
 namespace {
 
-// Work in cool colours, taxes in warm ones, in TimeCategory order.
-constexpr const char* kPartColours[kNumTimeCategories] = {"#4e79a7", "#76b7b2", "#59a14f", "#bab0ac",
-                                                          "#e15759", "#f28e2b", "#edc948"};
+using report::html_escape;
+
+// The colours of the run report and the timeline (report/category_style.h), so that a part
+// looks the same everywhere.
+std::string_view part_colour(std::size_t category) {
+  return report::category_style(static_cast<workloads::replay::TimeCategory>(category)).css_colour;
+}
 constexpr const char* kMakespanColour = "#9c9c9c";
 
 constexpr double kBarWidth = 28;
@@ -98,7 +104,7 @@ std::string bar_chart(const std::vector<std::string>& labels, const std::vector<
       svg += fmt::format(
           "<rect class=\"part\" x=\"{:.1f}\" y=\"{:.2f}\" width=\"{:.0f}\" height=\"{:.2f}\" fill=\"{}\">"
           "<title>point {}: {}\n{}: {}</title></rect>\n",
-          x, y1, kBarWidth, y_of(stacked) - y1, kPartColours[c], i, label,
+          x, y1, kBarWidth, y_of(stacked) - y1, part_colour(c), i, label,
           workloads::replay::to_string(time_category(c)), format_ns(v));
       stacked += v;
     }
@@ -129,7 +135,7 @@ std::string legend() {
   std::string out = "<p class=\"legend\">";
   for (std::size_t c = 0; c < kNumTimeCategories; ++c) {
     const TimeCategory category = time_category(c);
-    out += fmt::format("<span><i style=\"background:{}\"></i>{}{}</span> ", kPartColours[c],
+    out += fmt::format("<span><i style=\"background:{}\"></i>{}{}</span> ", part_colour(c),
                        workloads::replay::to_string(category), workloads::replay::is_tax(category) ? " (tax)" : "");
   }
   out += fmt::format("<span><i style=\"background:{}\"></i>makespan (no breakdown in the summary)</span></p>\n",
@@ -151,22 +157,6 @@ std::string results_table(const Study& study, const std::vector<std::vector<std:
 }
 
 }  // namespace
-
-std::string html_escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string sweep_report_html(const Study& study, const std::vector<std::string>& labels,
                               const std::vector<std::vector<std::string>>& values, const std::vector<PointResult>& results) {

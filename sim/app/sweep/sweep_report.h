@@ -14,7 +14,4 @@ namespace tessera::app::sweep {
 std::string sweep_report_html(const Study& study, const std::vector<std::string>& labels,
                               const std::vector<std::vector<std::string>>& values, const std::vector<PointResult>& results);
 
-// Text made safe inside HTML elements and attribute values.
-std::string html_escape(const std::string& text);
-
 }  // namespace tessera::app::sweep
