@@ -12,6 +12,8 @@
 
 #include "ledger.h"
 #include "sim/config/yaml_reader.h"
+#include "host_launches.h"
+#include "choice_name.h"
 #include "test_systems.h"
 #include "untimed_run.h"
 #include "workloads/patterns/ag_gemm.h"
@@ -22,12 +24,7 @@ namespace tr = tessera::workloads::trace;
 
 namespace {
 
-std::string_view variant_name(p::AgGemmVariant v) {
-  for (const auto& [name, value] : p::ag_gemm_variant_choices()) {
-    if (value == v) return name;
-  }
-  return "?";
-}
+std::string_view variant_name(p::AgGemmVariant v) { return pt::choice_name(p::ag_gemm_variant_choices(), v); }
 
 void check_ag_gemm(const p::AgGemmParams& params, const tessera::models::SystemSpec& system) {
   CAPTURE(variant_name(params.variant));
@@ -234,20 +231,11 @@ TEST_CASE("ag_gemm: kernels, streams and host commands of each variant") {
     params.variant = variant;
     const tr::Trace trace = p::make_ag_gemm(params, node);
     CHECK(trace.ranks == 8);
-    for (std::uint32_t r = 0; r < 8; ++r) {
-      const auto& host = trace.host[r];
-      REQUIRE(host.size() == names.size() + 2);
-      CHECK(host.front().op == tr::HostOp::kRankBarrier);
-      CHECK(host.back().op == tr::HostOp::kSync);
-      for (std::size_t i = 0; i < names.size(); ++i) {
-        const tr::Kernel& k = trace.kernels[host[i + 1].kernel];
-        CHECK(k.name == names[i]);
-        CHECK(k.stream == 0);
-        CHECK(k.rank == r);
-        if (k.name == "gemm") CHECK(k.grid == 304);
-        if (k.name == "push_shards") CHECK(k.grid == 4 * 16);  // tiles_m x (k / ranks / block_k)
-      }
-    }
+    pt::check_host_launches(trace, names, [](const tr::Kernel& k, std::size_t) {
+      CHECK(k.stream == 0);
+      if (k.name == "gemm") CHECK(k.grid == 304);
+      if (k.name == "push_shards") CHECK(k.grid == 4 * 16);  // tiles_m x (k / ranks / block_k)
+    });
   }
 }
 

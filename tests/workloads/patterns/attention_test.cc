@@ -16,6 +16,7 @@
 
 #include "ledger.h"
 #include "sim/config/yaml_reader.h"
+#include "choice_name.h"
 #include "test_systems.h"
 #include "tests/models/topology/test_systems.h"
 #include "untimed_run.h"
@@ -32,12 +33,7 @@ namespace {
 
 constexpr std::uint32_t kDies = 8;
 
-std::string_view mapping_name(p::AttentionMapping m) {
-  for (const auto& [name, value] : p::attention_mapping_choices()) {
-    if (value == m) return name;
-  }
-  return "?";
-}
+std::string_view mapping_name(p::AttentionMapping m) { return pt::choice_name(p::attention_mapping_choices(), m); }
 
 std::vector<p::AttentionMapping> all_mappings() {
   std::vector<p::AttentionMapping> out;

@@ -18,6 +18,8 @@
 #include "ledger.h"
 #include "sim/config/yaml_reader.h"
 #include "tests/models/topology/test_systems.h"
+#include "host_launches.h"
+#include "choice_name.h"
 #include "test_systems.h"
 #include "untimed_run.h"
 #include "workloads/patterns/flash_decode.h"
@@ -34,12 +36,7 @@ namespace {
 constexpr p::FlashDecodeVariant kVariants[] = {p::FlashDecodeVariant::kBsp, p::FlashDecodeVariant::kFusedCoarse,
                                                p::FlashDecodeVariant::kFused};
 
-std::string_view variant_name(p::FlashDecodeVariant v) {
-  for (const auto& [name, value] : p::flash_decode_variant_choices()) {
-    if (value == v) return name;
-  }
-  return "?";
-}
+std::string_view variant_name(p::FlashDecodeVariant v) { return pt::choice_name(p::flash_decode_variant_choices(), v); }
 
 // A small problem: 2 sequences, 16 query heads on 2 KV heads (group 8), 8 splits of 8 blocks,
 // 3 blocks per op (two full ops and a shorter one).
@@ -335,20 +332,11 @@ TEST_CASE("flash_decode: kernels, streams, grids and host commands of each varia
     const tr::Trace trace = p::make_flash_decode(params, node);
     CHECK(trace.ranks == 8);
     CHECK(trace.find_buffer("combined").has_value() == (variant == p::FlashDecodeVariant::kBsp));
-    for (std::uint32_t r = 0; r < 8; ++r) {
-      const auto& host = trace.host[r];
-      REQUIRE(host.size() == names.size() + 2);
-      CHECK(host.front().op == tr::HostOp::kRankBarrier);
-      CHECK(host.back().op == tr::HostOp::kSync);
-      for (std::size_t i = 0; i < names.size(); ++i) {
-        const tr::Kernel& k = trace.kernels[host[i + 1].kernel];
-        CHECK(k.name == names[i]);
-        CHECK(k.stream == 0);
-        CHECK(k.rank == r);
-        if (k.name == "split_kv") CHECK(k.grid == 1 * 12 * 32);  // (batch, kv heads, splits): Iris's grid
-        if (k.name == "combine" || k.name == "combine_push" || k.name == "global_reduce") CHECK(k.grid == 96);
-      }
-    }
+    pt::check_host_launches(trace, names, [](const tr::Kernel& k, std::size_t) {
+      CHECK(k.stream == 0);
+      if (k.name == "split_kv") CHECK(k.grid == 1 * 12 * 32);  // (batch, kv heads, splits): Iris's grid
+      if (k.name == "combine" || k.name == "combine_push" || k.name == "global_reduce") CHECK(k.grid == 96);
+    });
   }
 }
 

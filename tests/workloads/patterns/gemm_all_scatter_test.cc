@@ -16,6 +16,8 @@
 
 #include "ledger.h"
 #include "sim/config/yaml_reader.h"
+#include "host_launches.h"
+#include "choice_name.h"
 #include "test_systems.h"
 #include "tests/models/topology/test_systems.h"
 #include "untimed_run.h"
@@ -34,12 +36,7 @@ namespace {
 
 constexpr V kVariants[] = {V::kBsp, V::kProducerConsumer, V::kFusedSequential, V::kWgSpecialized};
 
-std::string_view variant_name(V v) {
-  for (const auto& [name, value] : p::gemm_all_scatter_variant_choices()) {
-    if (value == v) return name;
-  }
-  return "?";
-}
+std::string_view variant_name(V v) { return pt::choice_name(p::gemm_all_scatter_variant_choices(), v); }
 
 void check_scatter(const p::GemmAllScatterParams& params, const tessera::models::SystemSpec& system) {
   CAPTURE(variant_name(params.variant));
@@ -389,22 +386,12 @@ TEST_CASE("gemm_all_scatter: kernels, streams, CU partitions and host commands o
     CHECK(trace.buffers[*trace.find_buffer("A")].bytes == 8192ULL * 36864 * 2);
     CHECK(trace.buffers[*trace.find_buffer("B")].bytes == 36864ULL * 576 * 2);
     CHECK(trace.buffers[*trace.find_buffer("C")].bytes == 8192ULL * 4608 * 2);
-    for (std::uint32_t r = 0; r < 8; ++r) {
-      const auto& host = trace.host[r];
-      REQUIRE(host.size() == want.names.size() + 2);
-      CHECK(host.front().op == tr::HostOp::kRankBarrier);
-      CHECK(host.back().op == tr::HostOp::kSync);
-      for (std::size_t i = 0; i < want.names.size(); ++i) {
-        REQUIRE(host[i + 1].op == tr::HostOp::kLaunch);
-        const tr::Kernel& k = trace.kernels[host[i + 1].kernel];
-        CHECK(k.name == want.names[i]);
-        CHECK(k.rank == r);
-        CHECK(k.stream == want.streams[i]);
-        CHECK(k.grid == want.grids[i]);
-        CHECK(k.cu_first == want.cus[i].first);
-        CHECK(k.cu_count == want.cus[i].second);
-      }
-    }
+    pt::check_host_launches(trace, want.names, [&want](const tr::Kernel& k, std::size_t i) {
+      CHECK(k.stream == want.streams[i]);
+      CHECK(k.grid == want.grids[i]);
+      CHECK(k.cu_first == want.cus[i].first);
+      CHECK(k.cu_count == want.cus[i].second);
+    });
   }
 }
 
