@@ -41,18 +41,6 @@ Plan plan_of(const AgGemmParams& p, const models::SystemSpec& system) {
   return plan;
 }
 
-void launch_gemm(trace::TraceBuilder& tb, const Plan& plan, std::uint32_t program, const AgGemmParams& p,
-                 const models::SystemSpec& system) {
-  for (std::uint32_t rank = 0; rank < plan.ranks; ++rank) {
-    trace::Kernel k;
-    k.name = "gemm";
-    k.rank = rank;
-    k.grid = plan.grid;
-    k.program = program;
-    k.args = {remap_expr(plan.grid, system.gpu.compute.num_dies, p.xcd_remap)};
-    tb.launch(std::move(k));
-  }
-}
 
 }  // namespace
 
@@ -196,7 +184,7 @@ trace::Trace make_ag_gemm(const AgGemmParams& p, const models::SystemSpec& syste
     }
   }
   const std::uint32_t program = tb.program(output_tile_program("gemm", t, plan.grid, gemm));
-  launch_gemm(tb, plan, program, p, system);
+  launch_gemm_on_every_rank(tb, "gemm", plan.ranks, plan.grid, program, system.gpu.compute.num_dies, p.xcd_remap);
   tb.sync_all();
   return std::move(tb).build();
 }

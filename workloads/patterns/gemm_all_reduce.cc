@@ -53,18 +53,6 @@ AllReduceSpec collective_of(const GemmAllReduceParams& p, const Plan& plan) {
   return ar;
 }
 
-void launch_on_every_rank(trace::TraceBuilder& tb, const Plan& plan, const std::string& name, std::uint32_t program,
-                          const GemmAllReduceParams& p, const models::SystemSpec& system) {
-  for (std::uint32_t rank = 0; rank < plan.ranks; ++rank) {
-    trace::Kernel k;
-    k.name = name;
-    k.rank = rank;
-    k.grid = plan.grid;
-    k.program = program;
-    k.args = {remap_expr(plan.grid, system.gpu.compute.num_dies, p.xcd_remap)};
-    tb.launch(std::move(k));
-  }
-}
 
 }  // namespace
 
@@ -194,7 +182,8 @@ trace::Trace make_gemm_all_reduce(const GemmAllReduceParams& p, const models::Sy
     gemm.b_buffer = b_buffer;
     gemm.c = plan.c;
     gemm.c_buffer = c_partial_buffer;
-    launch_on_every_rank(tb, plan, "gemm", tb.program(output_tile_program("gemm", t, plan.grid, gemm)), p, system);
+    launch_gemm_on_every_rank(tb, "gemm", plan.ranks, plan.grid, tb.program(output_tile_program("gemm", t, plan.grid, gemm)),
+                              system.gpu.compute.num_dies, p.xcd_remap);
     AllReduceSpec ar = collective_of(p, plan);
     ar.input_buffer = c_partial_buffer;
     ar.output_buffer = c_buffer;
@@ -221,7 +210,8 @@ trace::Trace make_gemm_all_reduce(const GemmAllReduceParams& p, const models::Sy
         append_atomics_tile(body, t, tile);
       }
     });
-    launch_on_every_rank(tb, plan, "gemm_all_reduce", tb.program(std::move(program)), p, system);
+    launch_gemm_on_every_rank(tb, "gemm_all_reduce", plan.ranks, plan.grid, tb.program(std::move(program)),
+                              system.gpu.compute.num_dies, p.xcd_remap);
   }
   tb.sync_all();
   return std::move(tb).build();

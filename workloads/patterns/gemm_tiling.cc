@@ -96,6 +96,19 @@ Expr remap_expr(std::uint64_t num_wgs, std::uint32_t num_dies, XcdRemap remap) {
   return e;
 }
 
+void launch_gemm_on_every_rank(trace::TraceBuilder& builder, const std::string& name, std::uint32_t ranks,
+                               std::uint64_t grid, std::uint32_t program, std::uint32_t num_dies, XcdRemap remap) {
+  for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+    trace::Kernel k;
+    k.name = name;
+    k.rank = rank;
+    k.grid = grid;
+    k.program = program;
+    k.args = {remap_expr(grid, num_dies, remap)};
+    builder.launch(std::move(k));
+  }
+}
+
 Expr rows_expr(const GemmTiling& t) { return edge_expr(t.m, t.block_m, kRegPidM); }
 Expr cols_expr(const GemmTiling& t) { return edge_expr(t.n, t.block_n, kRegPidN); }
 

@@ -92,6 +92,11 @@ std::optional<std::string> remap_problem(std::uint64_t num_wgs, std::uint32_t nu
 // The same as a kernel argument (evaluated with wg), to load into r0.
 trace::Expr remap_expr(std::uint64_t num_wgs, std::uint32_t num_dies, XcdRemap remap);
 
+// Launches the persistent GEMM kernel `name` (grid workgroups of `program`, its pid remapped as
+// `remap` says) on ranks 0 .. ranks-1, stream 0, every CU.
+void launch_gemm_on_every_rank(trace::TraceBuilder& builder, const std::string& name, std::uint32_t ranks,
+                               std::uint64_t grid, std::uint32_t program, std::uint32_t num_dies, XcdRemap remap);
+
 // Rows (cols) of the current tile as an expression of r2 (r3): block_m except in the last
 // row-block, where the expression adds the (negative) difference through r2 / (tiles_m - 1).
 trace::Expr rows_expr(const GemmTiling& tiling);
