@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/phold/phold_engine.h"
+#include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/text_table.h"
@@ -39,13 +40,9 @@ int bench_phold(const Args& args) {
       ("seed", po::value<std::uint64_t>(&p.seed)->default_value(1), "seed")
       ("bare", "also run the bare binary-heap loop (the floor) on the same draws")
       ("json", "print one JSON object");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  const auto parsed = parse_command_line(args, opts);
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
   try {
     p.end_time_ps = sim::config::parse_time_ps(end_time);
     bench::validate(p);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/atomic_file.h"
+#include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/run_config_loader.h"
@@ -57,13 +58,9 @@ int command_compare(const Args& args) {
       ("configs", po::value<std::vector<std::string>>(&configs), "the two run configs (positional)");
   po::positional_options_description pos;
   pos.add("configs", 2);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  const auto parsed = parse_command_line(args, opts, pos);
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
   if (configs.size() != 2) throw UsageError("compare: expected two run configs (tessera compare A.yaml B.yaml)");
 
   // Both configs are checked before either runs; the two runs share nothing, so they run at once.

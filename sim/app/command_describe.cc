@@ -7,6 +7,7 @@
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
+#include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/usage_error.h"
@@ -42,13 +43,9 @@ int command_describe(const Args& args) {
       ("config", po::value<std::string>(), "the run config (also the first positional argument)");
   po::positional_options_description pos;
   pos.add("config", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  const auto parsed = parse_command_line(args, opts, pos);
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
   std::optional<std::string> config;
   if (vm.count("config")) config = vm["config"].as<std::string>();
   if (vm.count("json") && vm.count("dot")) throw UsageError("--json and --dot exclude each other");

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/atomic_file.h"
+#include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/run_config_loader.h"
@@ -96,8 +97,9 @@ std::string render_text(const nlohmann::json& s) {
   t.add_row({"wall time", fmt::format("{:.3f}", s["wall_s"].get<double>()), "s"});
   t.add_row({"event rate", fmt::format("{:.2f}", s["wall_events_per_s"].get<double>() / 1e6), "M events/s"});
   std::string out = t.render();
-  if (s.contains("taxes_ns")) out += "\n" + render_taxes(s);
-  if (s.contains("kernels") && !s["kernels"].empty()) out += "\n" + render_kernels(s["kernels"]);
+  // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "\n" + std::string here.
+  if (s.contains("taxes_ns")) out.append("\n").append(render_taxes(s));
+  if (s.contains("kernels") && !s["kernels"].empty()) out.append("\n").append(render_kernels(s["kernels"]));
   if (!s["complete"].get<bool>()) out += "note: stopped by --max-events; the result is incomplete\n";
   if (!s["zero_latency_keys"].empty()) {
     out += fmt::format("note: latencies at 0 ps in this system file (uncalibrated, see docs/hardware-sources.md): {}\n",
@@ -238,7 +240,7 @@ std::string render_ablation(const Run& base, const Run& ideal, const Ablation& a
 int command_run(const Args& args) {
   po::options_description opts(
       "tessera run [CONFIG] [options]\n\nRuns one workload on one system. Without CONFIG, runs the embedded default: "
-      "ag_gemm on mi300x-8 (1024 x 3584 x 8192) as bsp, pull and push side by side.\n\nOptions");
+      "ag_gemm on mi300x-8 (1024 x 3584 x 8192) as bsp, pull and push side by side (a --set of a workload key runs that one config instead).\n\nOptions");
   std::vector<std::string> sets;
   std::string out_dir;
   std::vector<std::string> ablate;
@@ -254,13 +256,9 @@ int command_run(const Args& args) {
       ("config", po::value<std::string>(), "the run config (also the first positional argument)");
   po::positional_options_description pos;
   pos.add("config", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  const auto parsed = parse_command_line(args, opts, pos);
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
   // Flags are config overrides with the same checks (and the flag named in errors).
   if (vm.count("seed")) sets.push_back(fmt::format("seed={}", vm["seed"].as<std::uint64_t>()));
   if (vm.count("max-events")) sets.push_back(fmt::format("max_events={}", vm["max-events"].as<std::uint64_t>()));

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/atomic_file.h"
+#include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/sweep/mpi_session.h"
@@ -218,13 +219,9 @@ int command_sweep(const Args& args) {
       ("study", po::value<std::string>(), "the study file (also the first positional argument)");
   po::positional_options_description pos;
   pos.add("study", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  const auto parsed = parse_command_line(args, opts, pos);
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
   if (!vm.count("study")) throw UsageError("sweep: missing the study file (tessera sweep STUDY.yaml)");
   if (vm.count("jobs") && vm["jobs"].as<unsigned>() == 0) throw UsageError("--jobs must be at least 1");
   const std::string study_name = vm["study"].as<std::string>();

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/text_table.h"
@@ -273,13 +274,9 @@ int trace_inspect(const Args& args) {
       "file", po::value<std::string>(), "the trace (also the first positional argument)");
   po::positional_options_description pos;
   pos.add("file", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  const auto parsed = parse_command_line(args, opts, pos);
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
   if (!vm.count("file")) throw UsageError("trace inspect: which trace? (tessera trace inspect FILE)");
   const std::string file = vm["file"].as<std::string>();
   const wt::Trace trace = wt::load_trace(file);
@@ -301,13 +298,9 @@ int trace_convert(const Args& args) {
       "out", po::value<std::string>(), "the file to write (second positional argument)");
   po::positional_options_description pos;
   pos.add("in", 1).add("out", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  const auto parsed = parse_command_line(args, opts, pos);
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
   if (!vm.count("in") || !vm.count("out")) throw UsageError("trace convert: IN and OUT are needed (tessera trace convert IN OUT)");
   const std::string in = vm["in"].as<std::string>();
   const std::string out = vm["out"].as<std::string>();
