@@ -18,7 +18,9 @@ bool is_access(trace::OpKind k) {
 // Memory time split between plain memory work and the locality tax, in proportion to the
 // workgroups whose accesses touch intermediates; integer ps so that the parts stay exact.
 void add_memory(CategoryTimes& t, sim::Tick dt, std::uint64_t plain, std::uint64_t intermediate) {
-  const auto tax = static_cast<sim::Tick>(static_cast<unsigned __int128>(dt) * intermediate / (plain + intermediate));
+  // floor(dt * intermediate / n) without overflow: (dt / n) * i + (dt % n) * i / n.
+  const std::uint64_t n = plain + intermediate;
+  const sim::Tick tax = dt / n * intermediate + dt % n * intermediate / n;
   t[idx(TimeCategory::kInterKernelLocality)] += tax;
   t[idx(TimeCategory::kMemory)] += dt - tax;
 }

@@ -98,9 +98,9 @@ void TraceKernel::advance(std::uint32_t handle) {
                                 : op.kind == OpKind::kStore ? AccessKind::kStore
                                                             : AccessKind::kAtomicAdd;
         const MemoryAccess access{kind, kernel_.rank, wg.die(), owner, address, static_cast<std::uint64_t>(op.c)};
-        const WorkgroupState state = access_state(op, owner);
-        if (state == WorkgroupState::kIntermediate && context_.ideal_locality) continue;
-        enter(handle, wg, state);
+        const WorkgroupState doing = access_state(op, owner);
+        if (doing == WorkgroupState::kIntermediate && context_.ideal_locality) continue;
+        enter(handle, wg, doing);
         machine.memory().access(access, sim::bind<&TraceKernel::on_done>(this), me);
         return;
       }
