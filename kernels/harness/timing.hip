@@ -1,0 +1,96 @@
+#include "harness/timing.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tk {
+
+namespace {
+
+void run_once(Case& the_case, Context& context) {
+  the_case.reset(context);
+  context.synchronize_all();
+  for (int rank = 0; rank < context.ranks(); ++rank) {
+    context.use(rank);
+    the_case.enqueue(context, rank);
+    HIP_CHECK(hipGetLastError());
+  }
+  context.synchronize_all();
+}
+
+}  // namespace
+
+CheckResult run_checked(Case& the_case, Context& context) {
+  the_case.poison_outputs(context);
+  run_once(the_case, context);
+  return the_case.check(context);
+}
+
+Timing run_timed(Case& the_case, Context& context, const TimingOptions& options) {
+  const int ranks = context.ranks();
+  std::vector<void*> flush_buffers(ranks, nullptr);
+  std::vector<hipEvent_t> starts(ranks), stops(ranks);
+  for (int rank = 0; rank < ranks; ++rank) {
+    if (options.flush) flush_buffers[rank] = context.allocate_bytes(rank, options.flush_bytes);
+    context.use(rank);
+    HIP_CHECK(hipEventCreate(&starts[rank]));
+    HIP_CHECK(hipEventCreate(&stops[rank]));
+  }
+
+  Timing timing;
+  for (int iteration = 0; iteration < options.warmup + options.repeats; ++iteration) {
+    for (int rank = 0; rank < ranks; ++rank) {
+      if (!options.flush) continue;
+      context.use(rank);
+      // A value that differs per iteration, so that no layer can skip the write as redundant.
+      HIP_CHECK(hipMemsetAsync(flush_buffers[rank], iteration & 0x7F, options.flush_bytes, context.stream(rank)));
+    }
+    context.synchronize_all();
+    // After the flush, so that a case may warm a cache on purpose here (l2_bandwidth).
+    the_case.reset(context);
+    context.synchronize_all();  // the rank barrier
+    for (int rank = 0; rank < ranks; ++rank) {
+      context.use(rank);
+      HIP_CHECK(hipEventRecord(starts[rank], context.stream(rank)));
+      the_case.enqueue(context, rank);
+      HIP_CHECK(hipGetLastError());
+      HIP_CHECK(hipEventRecord(stops[rank], context.stream(rank)));
+    }
+    double slowest_ns = 0;
+    for (int rank = 0; rank < ranks; ++rank) {
+      context.use(rank);
+      HIP_CHECK(hipEventSynchronize(stops[rank]));
+      float elapsed_ms = 0;
+      HIP_CHECK(hipEventElapsedTime(&elapsed_ms, starts[rank], stops[rank]));
+      slowest_ns = std::max(slowest_ns, static_cast<double>(elapsed_ms) * 1e6);
+    }
+    context.synchronize_all();
+    if (iteration >= options.warmup) timing.samples_ns.push_back(slowest_ns);
+  }
+  for (int rank = 0; rank < ranks; ++rank) {
+    context.use(rank);
+    HIP_CHECK(hipEventDestroy(starts[rank]));
+    HIP_CHECK(hipEventDestroy(stops[rank]));
+  }
+
+  std::vector<double> sorted = timing.samples_ns;
+  std::sort(sorted.begin(), sorted.end());
+  if (!sorted.empty()) {
+    const std::size_t n = sorted.size();
+    timing.median_ns = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    timing.mean_ns = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
+    timing.min_ns = sorted.front();
+    timing.max_ns = sorted.back();
+  }
+  return timing;
+}
+
+nlohmann::json Timing::to_json(const TimingOptions& options) const {
+  return {{"warmup", options.warmup},     {"repeats", options.repeats},
+          {"cache_flush", options.flush}, {"cache_flush_bytes", options.flush ? options.flush_bytes : 0},
+          {"median_ns", median_ns},       {"mean_ns", mean_ns},
+          {"min_ns", min_ns},             {"max_ns", max_ns},
+          {"samples_ns", samples_ns}};
+}
+
+}  // namespace tk
