@@ -53,7 +53,8 @@ Params::Params(const std::vector<ParamSpec>& specs, const std::map<std::string, 
   for (const ParamSpec& spec : specs) {
     const auto override_it = overrides.find(spec.key);
     const std::string& text = override_it != overrides.end() ? override_it->second : spec.default_value;
-    Value value{spec.type};
+    Value value;
+    value.type = spec.type;
     try {
       switch (spec.type) {
         case ParamType::integer: value.integer = parse_integer_with_unit(text); break;

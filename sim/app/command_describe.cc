@@ -15,6 +15,9 @@
 #include "models/topology/describe_topology.h"
 #include "models/topology/dot_writer.h"
 #include "sim/app/run_config_loader.h"
+#include "sim/config/config_loader.h"
+#include "sim/config/embedded_files.h"
+#include "sim/config/file_resolver.h"
 
 namespace po = boost::program_options;
 
@@ -29,12 +32,24 @@ std::string commented(const std::string& text) {
   return out;
 }
 
+// A system file (its top level has neither system: nor workload:, as every file of
+// configs/systems/ and every calibrated file) is described alone; nullopt for a run config.
+std::optional<models::SystemSpec> read_system_file(const std::string& config) {
+  sim::config::FileResolver resolver;
+  resolver.add_embedded(sim::config::embedded_files());
+  const sim::config::ConfigLoader loader(resolver);
+  const sim::config::ConfigNode root = loader.load_file(config);
+  if (!root.is_map() || root.contains("system") || root.contains("workload")) return std::nullopt;
+  return load_system_spec(config);
+}
+
 }  // namespace
 
 int command_describe(const Args& args) {
   po::options_description opts(
       "tessera describe [CONFIG] [options]\n\nPrints the fully resolved configuration: every default filled in, values "
-      "with units.\nWithout CONFIG, describes the embedded default.\n\nOptions");
+      "with units.\nWithout CONFIG, describes the embedded default. CONFIG may also be a system file (no system:\n"
+      "and no workload: at its top, e.g. a calibrated one): then the system alone is described.\n\nOptions");
   std::vector<std::string> sets;
   opts.add_options()("help,h", "show this help")
       ("set", po::value<std::vector<std::string>>(&sets)->composing(), "override a config key: --set key.path=value (repeatable)")
@@ -49,6 +64,23 @@ int command_describe(const Args& args) {
   std::optional<std::string> config;
   if (vm.count("config")) config = vm["config"].as<std::string>();
   if (vm.count("json") && vm.count("dot")) throw UsageError("--json and --dot exclude each other");
+  if (config) {
+    if (const auto system = read_system_file(*config)) {
+      if (!sets.empty()) throw UsageError("--set: describe a system file alone without --set, or name it in a run config");
+      if (vm.count("json")) {
+        std::cout << nlohmann::json{{"system", models::system_schema().to_json(*system)}}.dump(2) << "\n";
+        return kExitOk;
+      }
+      const models::topology::Topology topology = models::topology::build_topology(*system);
+      if (vm.count("dot")) {
+        models::topology::write_dot(std::cout, topology);
+        return kExitOk;
+      }
+      std::cout << "system:\n" << models::system_schema().to_yaml(*system, 2) << "\n"
+                << commented(models::topology::describe_topology(topology));
+      return kExitOk;
+    }
+  }
   const RunSpec spec = load_run_spec(config, sets);
   if (vm.count("json")) {
     std::cout << describe_json(spec).dump(2) << "\n";

@@ -38,9 +38,9 @@ constexpr std::uint64_t kWalkStepLimit = 50'000'000;
 // Text output lists at most this many kernels and host commands per rank (--json: all).
 constexpr std::size_t kMaxListed = 64;
 
-constexpr std::array<wt::OpKind, 8> kCountedOps = {wt::OpKind::kCompute,   wt::OpKind::kLoad,    wt::OpKind::kStore,
-                                                   wt::OpKind::kAtomicAdd, wt::OpKind::kAtomicXchg, wt::OpKind::kRelease,
-                                                   wt::OpKind::kWait,      wt::OpKind::kBarrier};
+constexpr std::array<wt::OpKind, 9> kCountedOps = {wt::OpKind::kCompute,    wt::OpKind::kLoad,          wt::OpKind::kStore,
+                                                   wt::OpKind::kAtomicAdd,  wt::OpKind::kAtomicXchg,    wt::OpKind::kRelease,
+                                                   wt::OpKind::kWait,       wt::OpKind::kBarrier,       wt::OpKind::kAtomicAddRange};
 
 std::string_view host_op_text(wt::HostOp op) {
   switch (op) {
@@ -115,7 +115,9 @@ Walk walk(const wt::Trace& t, const std::string& file) {
         }
         ++w.ops_by_kind[op.kind];
         if (op.kind == wt::OpKind::kCompute) w.flops += static_cast<double>(op.a);
-        if (op.kind != wt::OpKind::kLoad && op.kind != wt::OpKind::kStore) continue;
+        // atomic_add_range writes its bytes at the owner's memory side: it counts as stored traffic.
+        const bool stores = op.kind == wt::OpKind::kStore || op.kind == wt::OpKind::kAtomicAddRange;
+        if (op.kind != wt::OpKind::kLoad && !stores) continue;
         if (op.a < 0 || op.a >= static_cast<std::int64_t>(t.ranks)) ++w.bad_owner_ops;
         if (op.c < 0) {
           ++w.negative_size_ops;

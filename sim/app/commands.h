@@ -14,5 +14,7 @@ int command_bench(const Args& args);
 int command_trace(const Args& args);
 int command_compare(const Args& args);
 int command_sweep(const Args& args);
+int command_calibrate(const Args& args);
+int command_validate(const Args& args);
 
 }  // namespace tessera::app

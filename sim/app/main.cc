@@ -10,6 +10,7 @@
 
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
+#include "sim/app/measured/measured_data_error.h"
 #include "sim/app/usage_error.h"
 #include "sim/app/version.h"
 #include "sim/config/config_error.h"
@@ -30,6 +31,8 @@ Commands:
   describe [CONFIG]   print the fully resolved configuration, with units
   compare A B         run two configs; how the makespan and each tax change from A to B
   sweep STUDY         run every point of a what-if study (grid/zip axes; also under mpirun)
+  calibrate           fit a system's unpublished parameters to kernel-suite microbenchmarks
+  validate            predict measured kernel-suite patterns and report the error
   bench phold         the event engine's PHOLD benchmark
   trace inspect FILE  summarise a tile-level trace (.jsonl text or .tsrt binary)
   trace convert IN OUT
@@ -39,7 +42,7 @@ Options:
   -h, --help          show this help (COMMAND --help for a command's options)
   --version           print the version
 
-Exit codes: 0 success, 1 the run failed, 2 bad input (config, trace or flag).
+Exit codes: 0 success, 1 the run failed, 2 bad input (config, trace, measured result or flag).
 )";
 
 struct Command {
@@ -54,6 +57,8 @@ constexpr Command kCommands[] = {
     {"trace", tessera::app::command_trace},
     {"compare", tessera::app::command_compare},
     {"sweep", tessera::app::command_sweep},
+    {"calibrate", tessera::app::command_calibrate},
+    {"validate", tessera::app::command_validate},
 };
 
 int dispatch(const std::string& name, const Args& args) {
@@ -83,6 +88,9 @@ int main(int argc, char** argv) {
   try {
     return dispatch(all[0], Args(all.begin() + 1, all.end()));
   } catch (const tessera::sim::config::ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const tessera::app::measured::MeasuredDataError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const tessera::workloads::trace::TraceError& e) {

@@ -26,4 +26,12 @@ RunSpec load_run_spec(const std::optional<std::string>& config, const std::vecto
   return read_run_spec(load_run_config(config, set_flags));
 }
 
+models::SystemSpec load_system_spec(const std::string& system) {
+  using namespace sim::config;
+  FileResolver resolver;
+  resolver.add_embedded(embedded_files());
+  const ConfigLoader loader(resolver);
+  return models::system_schema().read(loader.load_system(system), {.extra_keys = {"base", "include"}});
+}
+
 }  // namespace tessera::app

@@ -16,6 +16,10 @@ sim::config::ConfigNode load_run_config(const std::optional<std::string>& config
 
 RunSpec load_run_spec(const std::optional<std::string>& config, const std::vector<std::string>& set_flags);
 
+// A system alone, by name ("h200-2") or path (from the working folder), fully merged and
+// checked: what `--system` of calibrate and validate names. Throws config::ConfigError.
+models::SystemSpec load_system_spec(const std::string& system);
+
 // The embedded default config's display name, for messages.
 inline constexpr const char* kDefaultConfigName = "embedded:default.yaml";
 

@@ -14,6 +14,7 @@
 #include "sim/report/html_escape.h"
 #include "sim/report/link_utilisation.h"
 #include "sim/report/report_format.h"
+#include "sim/report/series_colours.h"
 #include "sim/report/stacked_bar_chart.h"
 #include "sim/report/step_chart.h"
 #include "sim/report/summary_fields.h"
@@ -45,9 +46,6 @@ td.na{color:#999;background:#f4f4f4}
 pre.config{background:#f7f7f7;border:1px solid #ddd;padding:8px;overflow-x:auto;font-size:.85em}
 )";
 
-// Distinct line colours for runs in the utilisation charts, in run order.
-constexpr std::array<std::string_view, 8> kRunColours = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-                                                         "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
 
 using Out = std::back_insert_iterator<std::string>;
 
@@ -304,7 +302,7 @@ void write_utilisation(std::string& out, const std::vector<LabeledSummary>& runs
     const double makespan = number_at(s, "makespan_ns").value_or(0.0);
     x_max_ns = std::max(x_max_ns, makespan);
     for (auto& [cls, steps] : class_average_utilisation(s["link_utilisation"], makespan)) {
-      lines_by_class[cls].push_back({runs[i].label, std::string(kRunColours[i % kRunColours.size()]), makespan, std::move(steps)});
+      lines_by_class[cls].push_back({runs[i].label, std::string(series_colour(i)), makespan, std::move(steps)});
     }
   }
   if (lines_by_class.empty()) {
@@ -317,7 +315,7 @@ void write_utilisation(std::string& out, const std::vector<LabeledSummary>& runs
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (!runs[i].summary.is_object() || !runs[i].summary.contains("link_utilisation")) continue;
     fmt::format_to(o, "<li><span class=\"swatch\" style=\"background:{}\"></span>{}</li>\n",
-                   kRunColours[i % kRunColours.size()], html_escape(runs[i].label));
+                   series_colour(i), html_escape(runs[i].label));
   }
   out += "</ul>\n";
   for (const auto& [cls, lines] : lines_by_class) {

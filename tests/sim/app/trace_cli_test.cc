@@ -33,7 +33,8 @@ TEST_CASE("tessera trace inspect summarises the example, with units") {
   CHECK(r.out.find("text trace, format version 1, 2 rank(s)") != std::string::npos);
   CHECK(r.out.find("tile    64 KiB  65536") != std::string::npos);
   CHECK(r.out.find("rank 0: launch 0 (push), sync, rank_barrier") != std::string::npos);
-  CHECK(r.out.find("store            4") != std::string::npos);
+  CHECK(r.out.find("store                 4") != std::string::npos);
+  CHECK(r.out.find("atomic_add_range      0") != std::string::npos);
   CHECK(r.out.find("0         1     0 B  64 KiB") != std::string::npos);  // rank 0 stores 64 KiB into rank 1
 }
 

@@ -242,7 +242,8 @@ class Runner {
         if (op.a == static_cast<std::int64_t>(kn.rank)) check_acquired(k, w, wg, op, lo, hi);
         return true;
       }
-      case OpKind::kStore: {
+      case OpKind::kStore:
+      case OpKind::kAtomicAddRange: {  // an atomic add of a range writes it at the owner, as a store does
         if (!range_ok(k, op, op.buffer, op.a, op.b, op.c)) return true;
         written_[{op.a, op.buffer}].add(op.b, op.b + op.c);
         if (op.a != static_cast<std::int64_t>(kn.rank)) deliveries_[{op.a, op.buffer}][op.b] = Delivery{op.b + op.c, seq_};

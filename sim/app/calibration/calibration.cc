@@ -1,0 +1,105 @@
+#include "sim/app/calibration/calibration.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/app/calibration/fits.h"
+#include "sim/app/calibration/model_refinement.h"
+#include "sim/app/measured/case_run_spec.h"
+#include "sim/app/run_config_loader.h"
+#include "sim/app/sweep/point_config.h"
+
+namespace tessera::app::calibration {
+namespace {
+
+// The points of every usable microbenchmark result a fit reads and Tessera can run on `system`.
+void prepare_points(const measured::MeasuredSet& set, const std::string& system_argument, CalibrationResult& r) {
+  for (const measured::MeasuredCase* c : set.microbenchmarks()) {
+    const measured::CaseQuantity* quantity = measured::case_quantity(c->case_name);
+    if (quantity == nullptr) {
+      r.unused.push_back({c->display_name, fmt::format("no fit reads case '{}'", c->case_name)});
+      continue;
+    }
+    CalibrationPoint p{c, quantity, 0.0, std::nullopt};
+    if (!quantity->tessera_field.empty()) {
+      if (c->tessera_ranks > r.base.num_gpus) {
+        r.unused.push_back({c->display_name, fmt::format("ran on {} GPUs; the system has {}", c->tessera_ranks, r.base.num_gpus)});
+        continue;
+      }
+      p.run = measured::case_run_spec(*c, system_argument);
+      if (!std::holds_alternative<workloads::microbench::MicrobenchParams>(p.run->workload)) {
+        r.unused.push_back({c->display_name, fmt::format("tessera.workload is a '{}' workload, not a microbenchmark", p.run->workload_kind)});
+        continue;
+      }
+    }
+    p.measured = measured::measured_value(*c, *quantity);
+    r.points.push_back(std::move(p));
+  }
+}
+
+std::string digest_of(const std::vector<CalibrationPoint>& points) {
+  std::string all;
+  for (const CalibrationPoint& p : points) {
+    std::ifstream in(p.source->file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    all += p.source->display_name + "\n" + text.str() + "\n";
+  }
+  return sweep::fnv1a_hex(all);
+}
+
+}  // namespace
+
+std::size_t CalibrationResult::used_results() const {
+  std::set<std::string> files;
+  for (const FitOutcome& f : fits) files.insert(f.files.begin(), f.files.end());
+  return files.size();
+}
+
+CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string& system, const RefineOptions& options) {
+  CalibrationResult r;
+  r.system_argument = system;
+  r.base = load_system_spec(system);
+  r.skipped = set.skipped;
+  r.pattern_results = set.patterns().size();
+  prepare_points(set, system, r);
+  models::SystemSpec current = r.base;
+  for (const FitUnit& unit : fit_units()) {
+    FitOutcome outcome = unit.fit(FitInputs{current, r.points, options});
+    for (const FittedValue& v : outcome.values) v.key->set(current, v.value);
+    r.fits.push_back(std::move(outcome));
+  }
+  r.calibrated = current;
+  // Each fit's residual again, with every fitted value: a later fit may move a key that an
+  // earlier fit's points depend on, and the file holds them all.
+  for (FitOutcome& f : r.fits) {
+    if (f.simulated_points.empty()) continue;
+    std::vector<const CalibrationPoint*> points;
+    std::vector<double> measured;
+    for (std::size_t i : f.simulated_points) {
+      points.push_back(&r.points[i]);
+      measured.push_back(r.points[i].measured);
+    }
+    f.tessera = residual_of(measured, predict_points(r.calibrated, points, options.jobs));
+  }
+  // Points that every fit left out (too small, too large) are in the fits' notes; what is
+  // recorded here is what the digest and the device list cover: the results a fit used.
+  std::set<std::string> used;
+  for (const FitOutcome& f : r.fits) used.insert(f.files.begin(), f.files.end());
+  std::vector<CalibrationPoint> used_points;
+  std::set<std::string> devices;
+  for (const CalibrationPoint& p : r.points) {
+    if (used.count(p.source->display_name) == 0) continue;
+    used_points.push_back(p);
+    if (!p.source->device.empty()) devices.insert(p.source->device);
+  }
+  r.devices.assign(devices.begin(), devices.end());
+  r.data_digest = digest_of(used_points);
+  return r;
+}
+
+}  // namespace tessera::app::calibration

@@ -1,0 +1,10 @@
+#include "sim/app/calibration/fits.h"
+
+namespace tessera::app::calibration {
+
+const std::vector<FitUnit>& fit_units() {
+  static const std::vector<FitUnit> units{launch_fit(), l2_fit(), hbm_fit(), link_fit(), atomic_fit(), flag_fit(), matrix_fit()};
+  return units;
+}
+
+}  // namespace tessera::app::calibration

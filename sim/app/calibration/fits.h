@@ -1,0 +1,20 @@
+#pragma once
+// The fit units, one file each (docs/validation.md "Calibration" documents every model).
+#include "sim/app/calibration/fit_unit.h"
+
+namespace tessera::app::calibration {
+
+FitUnit launch_fit();   // launch_latency -> kernel_launch_latency, workgroup_dispatch
+FitUnit l2_fit();       // l2_bandwidth -> l2.bandwidth
+FitUnit hbm_fit();      // hbm_stream -> hbm_bandwidth, hbm_latency
+FitUnit link_fit();     // remote_load, remote_store, all_load, all_store, p2p_copy -> link_bandwidth, link_latency
+FitUnit atomic_fit();   // atomic_add, atomic_xchg -> local_latency, remote_latency
+FitUnit flag_fit();     // flag_pingpong -> poll_interval
+FitUnit matrix_fit();   // matrix_rate -> matrix_efficiency.<dtype>
+
+// In the order they run: launch first, because every kernel's time contains it; the L2 before
+// the HBM, because a copy's stores cross the L2 in Tessera; HBM before the links, whose transfers
+// start or end in HBM; links before atomics and flags, whose latencies contain the link round trip.
+const std::vector<FitUnit>& fit_units();
+
+}  // namespace tessera::app::calibration

@@ -1,0 +1,115 @@
+// tessera validate --measured DIR --system SYSTEM [--json] [--out DIR] [--max-mape PERCENT] [--jobs N]
+// Runs Tessera on every measured pattern case and compares its prediction with the measurement
+// (docs/validation.md, "Validation").
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "sim/app/atomic_file.h"
+#include "sim/app/command_line.h"
+#include "sim/app/commands.h"
+#include "sim/app/exit_codes.h"
+#include "sim/app/measured/measured_data_error.h"
+#include "sim/app/run_config_loader.h"
+#include "sim/app/sweep/sweep_runner.h"
+#include "sim/app/text_table.h"
+#include "sim/app/usage_error.h"
+#include "sim/app/validation/validation_documents.h"
+#include "sim/app/validation/validation_tables.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace tessera::app {
+namespace {
+
+using namespace validation;
+
+std::string render(const CellTable& table) {
+  TextTable t(table.header);
+  for (const auto& row : table.rows) t.add_row(row);
+  return t.render();
+}
+
+}  // namespace
+
+int command_validate(const Args& args) {
+  po::options_description opts(
+      "tessera validate --measured DIR --system SYSTEM [options]\n\nRuns Tessera on every passed pattern result under DIR "
+      "(kernel-suite JSON files, searched\nrecursively; the file's tessera.workload on SYSTEM) and compares the predicted "
+      "makespan with\nthe measured mean time: a table, MAPE, worst error and whether the fastest variant is predicted.\n\nOptions");
+  std::string measured_dir, system, out;
+  opts.add_options()("help,h", "show this help")
+      ("measured", po::value<std::string>(&measured_dir), "folder of kernel-suite result files (required)")
+      ("system", po::value<std::string>(&system), "the system to predict with: a name or a system file, e.g. a calibrated one (required)")
+      ("json", "print validation.json on stdout instead of the tables")
+      ("out", po::value<std::string>(&out), "write report.md, validation.json and report.html into this folder")
+      ("max-mape", po::value<double>(), "exit 1 when the MAPE exceeds this many percent (for CI)")
+      ("jobs,j", po::value<unsigned>(), "cases run at once (default: the hardware threads)");
+  const auto parsed = parse_command_line(args, opts);
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
+  if (measured_dir.empty()) throw UsageError("validate: --measured DIR is required");
+  if (system.empty()) throw UsageError("validate: --system SYSTEM is required");
+  if (vm.count("jobs") && vm["jobs"].as<unsigned>() == 0) throw UsageError("--jobs must be at least 1");
+  if (vm.count("max-mape") && !(vm["max-mape"].as<double>() >= 0)) throw UsageError("--max-mape must be a percentage of 0 or more");
+  const unsigned jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>() : sweep::hardware_jobs();
+
+  // Everything is read and checked before anything runs: a bad file or workload map is exit 2.
+  const measured::MeasuredSet set = measured::read_measured_folder(measured_dir);
+  ValidationReport report;
+  report.system_argument = system;
+  const models::SystemSpec system_spec = load_system_spec(system);
+  report.system_name = system_spec.name;
+  report.measured_folder = measured_dir;
+  report.skipped = set.skipped;
+  report.microbenchmark_results = set.microbenchmarks().size();
+  if (vm.count("max-mape")) report.max_mape_percent = vm["max-mape"].as<double>();
+  PreparedCases prepared = prepare_cases(set, system, system_spec.num_gpus);
+  report.skipped.insert(report.skipped.end(), prepared.too_large.begin(), prepared.too_large.end());
+  if (prepared.cases.empty()) {
+    throw measured::MeasuredDataError(measured_dir, "", fmt::format("no passed pattern results to validate on this system ({} "
+                                                                    "microbenchmark result(s), {})",
+                                                                    report.microbenchmark_results, measured::describe_skipped(set.skipped)));
+  }
+  predict_cases(prepared, jobs);
+  report.cases = std::move(prepared.cases);
+  report.groups = group_variants(report.cases);
+  report.summary = summarize(report.cases, report.groups);
+
+  if (!out.empty()) {
+    const fs::path dir(out);
+    write_file_atomically(dir / "validation.json", validation_json(report).dump(2) + "\n");
+    write_file_atomically(dir / "report.md", validation_markdown(report));
+    write_file_atomically(dir / "report.html", validation_html(report));
+  }
+  if (vm.count("json")) {
+    std::cout << validation_json(report).dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("Validation of {} ({}) against {}\n\n", report.system_name, system, measured_dir) << render(cases_table(report));
+    if (!report.groups.empty()) std::cout << "\nVariants (fastest first):\n" << render(groups_table(report));
+    std::cout << "\n";
+    for (const std::string& line : summary_lines(report)) std::cout << line << "\n";
+    if (!out.empty()) std::cout << fmt::format("wrote {}/: report.md, validation.json, report.html\n", out);
+  }
+  int exit_code = kExitOk;
+  for (const ValidationCase& c : report.cases) {
+    if (!c.predicted_ns) {
+      std::cerr << fmt::format("tessera validate: {}: Tessera could not run it: {}\n", c.source->display_name, c.error);
+      exit_code = kExitRunFailed;
+    }
+  }
+  if (report.max_mape_percent && (!report.summary.mape_percent || *report.summary.mape_percent > *report.max_mape_percent)) {
+    std::cerr << fmt::format("tessera validate: MAPE {} exceeds --max-mape {:g}%\n",
+                             report.summary.mape_percent ? fmt::format("{:.2f}%", *report.summary.mape_percent) : "n/a",
+                             *report.max_mape_percent);
+    exit_code = kExitRunFailed;
+  }
+  return exit_code;
+}
+
+}  // namespace tessera::app

@@ -1,0 +1,20 @@
+# Each bad input must exit 2 with a message naming what is wrong, before touching a GPU.
+function(expect_bad_input expected_message)
+  execute_process(COMMAND ${DRIVER} ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT code EQUAL 2)
+    message(FATAL_ERROR "${ARGN}: exit ${code}, expected 2\n${out}${err}")
+  endif()
+  if(NOT err MATCHES "${expected_message}")
+    message(FATAL_ERROR "${ARGN}: message does not match '${expected_message}':\n${err}")
+  endif()
+endfunction()
+
+expect_bad_input("unknown parameter 'byts'" --case hbm_stream --set byts=1)
+expect_bad_input("unknown unit \"parsecs\"" --case hbm_stream --set "bytes=3 parsecs")
+expect_bad_input("bytes: must be a positive multiple of 16" --case hbm_stream --set bytes=17)
+expect_bad_input("unknown case \"hbm_strem\"" --case hbm_strem)
+expect_bad_input("unknown flag \"--repeat\"" --case hbm_stream --repeat 3)
+expect_bad_input("--repeats: expected an integer" --case hbm_stream --repeats -1)
+expect_bad_input("misspelled_key.yaml:2: unknown key 'st'" --suite ${SUITE_DIR}/misspelled_key.yaml --out unused)
+expect_bad_input("bad_value.yaml:2: hbm_stream: bytes: must be a positive multiple of 16"
+                 --suite ${SUITE_DIR}/bad_value.yaml --out unused)

@@ -1,0 +1,224 @@
+// Each fit unit against analytic data: SYNTHETIC points made by the test from known parameters
+// with the fit's own linear model; the direct fit must recover the parameters exactly. Then the
+// refinement on Tessera's own predictions, on points Tessera itself generated.
+#include <doctest/doctest.h>
+
+#include <deque>
+
+#include "sim/app/calibration/fits.h"
+#include "sim/app/calibration/model_refinement.h"
+#include "sim/app/measured/case_run_spec.h"
+#include "sim/app/measured/measured_data_error.h"
+#include "sim/app/run_config_loader.h"
+#include "sim/app/run_workload.h"
+#include "synthetic_results.h"
+
+using namespace tessera;
+using namespace tessera::app::calibration;
+using app::measured::MeasuredCase;
+
+namespace {
+
+constexpr const char* kSystem = "h200-2";  // 2 dies x 25 MiB of L2, 18 NVLinks; latencies 0 but hbm_latency 400 ns
+
+// Synthetic results and their points; a deque keeps the results where the points point.
+struct SyntheticPoints {
+  std::deque<MeasuredCase> results;
+  std::vector<CalibrationPoint> points;
+
+  void add(const std::string& case_name, const nlohmann::json& workload, unsigned ranks, double measured,
+           const nlohmann::json& params = nlohmann::json::object(), const nlohmann::json& metrics = nlohmann::json::object()) {
+    const std::string name = fmt::format("synthetic/{}.{}.json", case_name, results.size());
+    results.push_back(app::measured::parse_measured_case(test::synthetic_result(case_name, "microbenchmark", workload, ranks, measured,
+                                                                                 params, metrics),
+                                                         name, name)
+                          .result);
+    CalibrationPoint p{&results.back(), app::measured::case_quantity(case_name), measured, std::nullopt};
+    if (!p.quantity->tessera_field.empty()) p.run = app::measured::case_run_spec(results.back(), kSystem);
+    points.push_back(std::move(p));
+  }
+};
+
+const FittedValue& value_of(const FitOutcome& out, std::string_view key) {
+  for (const FittedValue& v : out.values) {
+    if (v.key->path == key) return v;
+  }
+  FAIL("no fitted value ", std::string(key));
+  return out.values.front();
+}
+
+models::SystemSpec base_system() { return app::load_system_spec(kSystem); }
+
+const RefineOptions kDirectOnly{false, 2};
+
+nlohmann::json microbench(const std::string& op, const nlohmann::json& more = nlohmann::json::object()) {
+  nlohmann::json w{{"kind", "microbench"}, {"op", op}};
+  w.update(more);
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("launch: per kernel = launch latency + ceil(workgroups / dies) x dispatch") {
+  SyntheticPoints s;
+  for (const int workgroups : {1, 64, 264}) {  // 1, 32 and 132 per die on 2 dies
+    const double per_die = std::ceil(workgroups / 2.0);
+    s.add("launch_latency", microbench("launch_latency", {{"workgroups", workgroups}}), 1, 2500.0 + per_die * 20.0, {{"iterations", 1}});
+  }
+  const models::SystemSpec system = base_system();
+  const FitOutcome out = launch_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  CHECK(value_of(out, "gpu.dispatch.kernel_launch_latency").value == doctest::Approx(2.5e6));  // ps
+  CHECK(value_of(out, "gpu.dispatch.workgroup_dispatch").value == doctest::Approx(20e3));
+  CHECK(out.direct.points == 3);
+  CHECK(out.direct.relative_rms < 1e-9);
+  CHECK(out.files.size() == 3);
+  // Tessera's launch_latency op is this model exactly.
+  REQUIRE(out.tessera);
+  CHECK(out.tessera->mape < 1e-6);
+}
+
+TEST_CASE("launch: one workgroup count fits the launch latency alone and says why the dispatch is not fitted") {
+  SyntheticPoints s;
+  s.add("launch_latency", microbench("launch_latency"), 1, 3000.0, {{"iterations", 1}});
+  s.add("launch_latency", microbench("launch_latency"), 1, 3000.0, {{"iterations", 1}});
+  const models::SystemSpec system = base_system();
+  const FitOutcome out = launch_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  REQUIRE(out.values.size() == 1);
+  CHECK(out.values[0].value == doctest::Approx(3e6));
+  REQUIRE(out.not_fitted.size() == 1);
+  CHECK(out.not_fitted[0].key == "gpu.dispatch.workgroup_dispatch");
+}
+
+TEST_CASE("hbm: time = a + 2 bytes / bandwidth gives the bandwidth; copies within the L2's reach are left out") {
+  SyntheticPoints s;
+  const double bytes_per_ns = 4100.0;  // 4.1 TB/s
+  for (const double bytes : {256.0 * (1 << 20), 512.0 * (1 << 20), 1024.0 * (1 << 20), 2048.0 * (1 << 20)}) {
+    s.add("hbm_stream", microbench("hbm_stream", {{"bytes", fmt::format("{:.0f} B", bytes)}}), 1, 650.0 + 2 * bytes / bytes_per_ns);
+  }
+  s.add("hbm_stream", microbench("hbm_stream", {{"bytes", "64 MiB"}}), 1, 1e5);  // below 4 x 50 MiB of L2: not HBM-bound
+  const models::SystemSpec system = base_system();
+  const FitOutcome out = hbm_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  CHECK(value_of(out, "gpu.memory.hbm_bandwidth").value == doctest::Approx(4.1e12).epsilon(1e-9));
+  CHECK(out.direct.points == 4);
+  // The intercept is reported (650 ns: no launch cost on the base), never written as the HBM latency.
+  REQUIRE(out.notes.size() == 2);
+  CHECK(out.notes[0].find("1 hbm_stream result(s) below 4 x the L2") != std::string::npos);
+  CHECK(out.notes[1].find("intercept 650.0 ns") != std::string::npos);
+  REQUIRE(out.not_fitted.size() == 1);
+  CHECK(out.not_fitted[0].key == "gpu.memory.hbm_latency");
+}
+
+TEST_CASE("l2: time = a + bytes x iterations / (dies x l2.bandwidth) at working sets that fit the L2") {
+  SyntheticPoints s;
+  for (const double mib : {4.0, 8.0, 16.0, 32.0}) {
+    const double bytes = mib * (1 << 20);
+    s.add("l2_bandwidth", microbench("l2_bandwidth", {{"bytes", fmt::format("{:.0f} B", bytes)}, {"iterations", 50}}), 1,
+          2000.0 + bytes * 50 / (2 * 3500.0));  // 3.5 TB/s per die, 2 dies
+  }
+  s.add("l2_bandwidth", microbench("l2_bandwidth", {{"bytes", "48 MiB"}, {"iterations", 50}}), 1, 1e6);  // over 75% of 50 MiB
+  const models::SystemSpec system = base_system();
+  const FitOutcome out = l2_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  CHECK(value_of(out, "gpu.memory.l2.bandwidth").value == doctest::Approx(3.5e12).epsilon(1e-9));
+  CHECK(out.direct.points == 4);
+  CHECK(out.notes.front().find("1 l2_bandwidth result(s) above 0.75 of the L2") != std::string::npos);
+}
+
+TEST_CASE("link: a shared slope per link and the link latency from the cases' intercepts") {
+  SyntheticPoints s;
+  const double links = 18, per_link_bytes_per_ns = 21.0;  // 21 GB/s per link
+  const double hbm_ns = 400, link_ns = 900;               // the base's HBM latency; the link latency to recover
+  for (const double mib : {64.0, 256.0, 1024.0}) {
+    const double bytes = mib * (1 << 20);
+    const nlohmann::json size{{"bytes", fmt::format("{:.0f} B", bytes)}};
+    // A store crosses the link once and ends in HBM; a load's round trip crosses it twice.
+    s.add("remote_store", microbench("remote_store", size), 2, hbm_ns + link_ns + bytes / links / per_link_bytes_per_ns);
+    s.add("remote_load", microbench("remote_load", size), 2, hbm_ns + 2 * link_ns + bytes / links / per_link_bytes_per_ns);
+  }
+  const models::SystemSpec system = base_system();
+  const FitOutcome out = link_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  CHECK(value_of(out, "interconnect.link_bandwidth").value == doctest::Approx(21e9).epsilon(1e-9));
+  CHECK(value_of(out, "interconnect.link_latency").value == doctest::Approx(900e3).epsilon(1e-6));
+  CHECK(out.direct.relative_rms < 1e-9);
+}
+
+TEST_CASE("atomics: local latency and remote latency beyond the link round trip") {
+  SyntheticPoints s;
+  models::SystemSpec system = base_system();
+  system.interconnect.link_latency_ps = 900'000;  // as if the link fit had found it: a round trip of 1.8 us
+  for (const char* op : {"atomic_add", "atomic_xchg"}) {
+    s.add(op, microbench(op, {{"peer", 0}}), 1, 700.0, {{"iterations", 1}});
+    s.add(op, microbench(op, {{"peer", 1}}), 2, 1200.0 + 1800.0, {{"iterations", 1}});
+  }
+  const FitOutcome out = atomic_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  CHECK(value_of(out, "gpu.atomics.local_latency").value == doctest::Approx(700e3));
+  CHECK(value_of(out, "gpu.atomics.remote_latency").value == doctest::Approx(1200e3));
+  // Tessera's dependent atomics take exactly these latencies.
+  REQUIRE(out.tessera);
+  CHECK(out.tessera->mape < 1e-9);
+}
+
+TEST_CASE("flag: the poll interval from the one-way ping-pong latency") {
+  SyntheticPoints s;
+  models::SystemSpec system = base_system();
+  system.interconnect.link_latency_ps = 900'000;
+  system.gpu.atomics.local_latency_ps = 700'000;
+  system.gpu.atomics.remote_latency_ps = 1'200'000;
+  // one way = (1200 + 1800) / 2 + 700 / 2 + 1500 / 2
+  s.add("flag_pingpong", microbench("flag_pingpong"), 2, 1500.0 + 350.0 + 750.0, {{"iterations", 1}});
+  const FitOutcome out = flag_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  CHECK(value_of(out, "gpu.atomics.poll_interval").value == doctest::Approx(1.5e6));
+}
+
+TEST_CASE("matrix: efficiency = achieved rate / peak per data type and unknown types are errors naming the file") {
+  SyntheticPoints s;
+  const nlohmann::json any = microbench("hbm_stream");  // matrix_rate is not simulated: its workload is not read
+  // H200: 4096 FLOP/clk/SM x 1.83 GHz x 132 SMs = 989.44 TFLOP/s fp16.
+  const double peak = 4096 * 1.83e9 * 132;
+  s.add("matrix_rate", any, 1, 0.72 * peak, {{"dtype", "fp16"}}, {{"tflops", 0.72 * peak / 1e12}});
+  s.add("matrix_rate", any, 1, 0.70 * peak, {{"dtype", "bf16"}}, {{"tflops", 0.70 * peak / 1e12}});
+  const models::SystemSpec system = base_system();
+  const FitOutcome out = matrix_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  CHECK(value_of(out, "gpu.compute.matrix_efficiency.fp16").value == doctest::Approx(0.72));
+  CHECK(value_of(out, "gpu.compute.matrix_efficiency.bf16").value == doctest::Approx(0.70));
+  CHECK_FALSE(out.tessera);
+
+  SyntheticPoints bad;
+  bad.add("matrix_rate", any, 1, 1e14, {{"dtype", "int4"}}, {{"tflops", 100.0}});
+  CHECK_THROWS_WITH_AS(matrix_fit().fit(FitInputs{system, bad.points, kDirectOnly}),
+                       doctest::Contains("matrix_rate.0.json: params.dtype: unknown data type 'int4'"),
+                       app::measured::MeasuredDataError);
+}
+
+TEST_CASE("fits without data write nothing and name each key they leave out") {
+  const std::vector<CalibrationPoint> none;
+  const models::SystemSpec system = base_system();
+  for (const FitUnit& unit : fit_units()) {
+    const FitOutcome out = unit.fit(FitInputs{system, none, kDirectOnly});
+    CHECK(out.values.empty());
+    CHECK_FALSE(out.not_fitted.empty());
+  }
+}
+
+TEST_CASE("refinement: on points Tessera generated it never leaves Tessera's residual worse than the direct values") {
+  // "Measured" by Tessera itself with known HBM figures: the direct line misses the model's
+  // scheduling tail; the refinement moves the keys until Tessera reproduces the points.
+  models::SystemSpec truth = base_system();
+  truth.gpu.memory.hbm_bandwidth_bytes_per_s = 4.1e12;
+  SyntheticPoints s;
+  for (const char* bytes : {"256 MiB", "512 MiB", "1 GiB"}) {
+    const nlohmann::json w = microbench("hbm_stream", {{"bytes", bytes}});
+    SyntheticPoints probe;
+    probe.add("hbm_stream", w, 1, 1.0);
+    app::RunSpec run = *probe.points[0].run;
+    run.system = truth;
+    s.add("hbm_stream", w, 1, app::run_workload(run)["timed_ns"].get<double>());
+  }
+  const models::SystemSpec system = base_system();
+  const FitOutcome refined = hbm_fit().fit(FitInputs{system, s.points, RefineOptions{true, 2}});
+  const FitOutcome direct = hbm_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  REQUIRE(refined.tessera);
+  REQUIRE(direct.tessera);
+  CHECK(refined.tessera->relative_rms <= direct.tessera->relative_rms);
+  CHECK(refined.tessera->mape < 0.005);
+  CHECK(value_of(refined, "gpu.memory.hbm_bandwidth").value == doctest::Approx(4.1e12).epsilon(0.01));
+}
