@@ -70,10 +70,10 @@ int main(int argc, char** argv) {
     if (json) {
       out.push_back({{"scenario", s.name},
                      {"events", engine.events},
-                     {"engine_events_per_s", engine.events_per_s()},
-                     {"bare_events_per_s", bare.events_per_s()},
-                     {"engine_wall_s", engine.wall_s},
-                     {"bare_wall_s", bare.wall_s},
+                     {"wall_engine_events_per_s", engine.events_per_s()},
+                     {"wall_bare_events_per_s", bare.events_per_s()},
+                     {"wall_engine_s", engine.wall_s},
+                     {"wall_bare_s", bare.wall_s},
                      {"final_time_ps", engine.final_time_ps}});
     } else {
       fmt::print("| {} | {} | {:.2f} | {:.2f} | {:.2f} |\n", s.name, engine.events, engine.events_per_s() / 1e6,

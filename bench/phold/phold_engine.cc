@@ -57,8 +57,8 @@ void validate(const PholdParams& p) {
   if (p.events_per_lp == 0) throw std::invalid_argument("--events-per-lp must be at least 1");
   if (!(p.remote_frac >= 0.0 && p.remote_frac <= 1.0)) throw std::invalid_argument("--remote must lie in [0, 1]");
   if (p.end_time_ps == 0) throw std::invalid_argument("--end-time must be positive");
-  if (static_cast<std::uint64_t>(p.num_lps) * p.events_per_lp > (std::uint64_t{1} << 31)) {
-    throw std::invalid_argument("--lps x --events-per-lp must stay below 2^31 pending events");
+  if (static_cast<std::uint64_t>(p.num_lps) * p.events_per_lp > sim::kMaxPendingEvents) {
+    throw std::invalid_argument("--lps x --events-per-lp must stay at or below 2^24 pending events (the engine's limit)");
   }
 }
 
@@ -72,12 +72,13 @@ PholdResult run_phold_on(const PholdParams& params) {
   model.seed_initial_events();
 
   const auto start = Clock::now();
-  const sim::RunResult run = engine.run(sim::StopConditions{params.end_time_ps, params.max_events});
+  const sim::RunResult run = engine.run(params.limits.stop_conditions(params.end_time_ps));
   PholdResult result;
   result.wall_s = seconds_since(start);
   result.events = run.events;
   result.final_time_ps = run.final_time_ps;
-  result.complete = run.reason != sim::StopReason::kEventLimit;
+  result.stop_reason = run.reason;
+  result.complete = sim::ran_to_completion(run.reason);
   return result;
 }
 

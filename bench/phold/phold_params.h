@@ -5,6 +5,7 @@
 // with delay = 1 ns + an exponential draw with mean 9 ns.
 #include <cstdint>
 
+#include "sim/core/run_result.h"
 #include "sim/core/tick.h"
 
 namespace tessera::bench {
@@ -17,14 +18,15 @@ struct PholdParams {
   std::uint64_t seed = 1;
   sim::Tick min_delay_ps = 1'000;          // 1 ns
   sim::Tick mean_extra_delay_ps = 9'000;    // exponential, mean 9 ns
-  std::uint64_t max_events = ~std::uint64_t{0};  // a run stops after this many events
+  sim::RunLimits limits{};  // a run stops after max_events events, at the wall deadline or when asked
 };
 
 struct PholdResult {
   std::uint64_t events = 0;        // events processed with time <= end_time_ps
   sim::Tick final_time_ps = 0;     // time of the last processed event
   double wall_s = 0.0;             // wall time of the event loop alone (setup excluded)
-  bool complete = true;            // false when max_events stopped the run before end_time_ps
+  bool complete = true;            // false when a limit stopped the run before end_time_ps
+  sim::StopReason stop_reason = sim::StopReason::kEndTime;
   double events_per_s() const { return wall_s > 0.0 ? static_cast<double>(events) / wall_s : 0.0; }
 };
 

@@ -1,5 +1,9 @@
 #include "bench/phold/phold_schema.h"
 
+#include <fmt/format.h>
+
+#include "sim/core/engine.h"
+
 namespace tessera::bench {
 
 const sim::config::Schema<PholdParams>& phold_schema() {
@@ -15,8 +19,11 @@ const sim::config::Schema<PholdParams>& phold_schema() {
           .time("min_delay", &PholdParams::min_delay_ps, "fixed part of every event's delay")
           .time("mean_extra_delay", &PholdParams::mean_extra_delay_ps, "mean of the exponential part of the delay")
           .check([](const PholdParams& p) -> std::optional<std::string> {
-            if (std::uint64_t{p.num_lps} * p.events_per_lp > (std::uint64_t{1} << 31)) {
-              return "lps x events_per_lp must stay below 2^31 pending events";
+            // All initial events are pending at once, and the engine holds at most 2^24: checked
+            // here, before the engine reserves room for them.
+            if (std::uint64_t{p.num_lps} * p.events_per_lp > sim::kMaxPendingEvents) {
+              return fmt::format("lps x events_per_lp is {}; the engine holds at most 2^24 ({}) pending events",
+                                 std::uint64_t{p.num_lps} * p.events_per_lp, sim::kMaxPendingEvents);
             }
             return std::nullopt;
           });

@@ -58,6 +58,20 @@ SetAssociativeCache::SetAssociativeCache(const CacheSpec& spec)
   use_.assign(num_sets_, SetUse{});
 }
 
+std::uint64_t SetAssociativeCache::state_bytes(const CacheSpec& spec) {
+  if (spec.validate()) return 0;  // an absent (0 B) or invalid cache is never built
+  // The same geometry as the constructor's.
+  const auto chunk_shift = static_cast<std::uint32_t>(std::countr_zero(spec.access_chunk_bytes));
+  const auto line_shift = static_cast<std::uint32_t>(std::countr_zero(spec.line_bytes));
+  const std::uint32_t sector_shift = std::max(line_shift, chunk_shift > 6 ? chunk_shift - 6 : 0u);
+  const std::uint32_t sectors = std::uint32_t{1} << (chunk_shift - sector_shift);
+  const std::uint64_t slots_per_set = std::uint64_t{spec.ways} * std::min(spec.sparse_tag_factor, sectors);
+  __extension__ typedef unsigned __int128 Wide;
+  const Wide sets = spec.num_sets();
+  const Wide bytes = sets * slots_per_set * (sizeof(std::uint64_t) + sizeof(Link) + sizeof(Meta)) + sets * sizeof(SetUse);
+  return bytes > Wide{~std::uint64_t{0}} ? ~std::uint64_t{0} : static_cast<std::uint64_t>(bytes);
+}
+
 void SetAssociativeCache::attach_stats(sim::stats::StatRegistry& registry, std::string_view prefix) {
   stats_ = CacheStats::register_in(registry, prefix);
 }

@@ -25,6 +25,11 @@ class SetAssociativeCache {
   // Throws std::invalid_argument with spec.validate()'s message when the spec is unusable.
   explicit SetAssociativeCache(const CacheSpec& spec);
 
+  // The bytes the constructor allocates for a valid spec (tag, order and presence tables, per-set
+  // occupancy), saturating at 2^64 - 1: what a config asks for before the cache is built, so
+  // that an absurd capacity is refused instead of exhausting memory (models/system/system_limits.h).
+  static std::uint64_t state_bytes(const CacheSpec& spec);
+
   const CacheSpec& spec() const { return spec_; }
   std::uint64_t num_sets() const { return num_sets_; }
   std::uint32_t sector_bytes() const { return std::uint32_t{1} << sector_shift_; }

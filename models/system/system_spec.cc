@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "models/cache/cache_schema.h"
+#include "models/system/system_limits.h"
 
 namespace tessera::models {
 
@@ -169,7 +170,7 @@ const Schema<SystemSpec>& system_schema() {
               return fmt::format("a full mesh of {} GPUs needs links_per_gpu to be a multiple of {}", sys.num_gpus,
                                  sys.num_gpus - 1);
             }
-            return std::nullopt;
+            return system_size_problem(sys);
           });
   return s;
 }

@@ -1,7 +1,8 @@
 // tessera run [CONFIG] [--set K=V]... [--out DIR] [--json] [--ablate WHAT]... [--seed S] [--max-events N]
-//             [--dump-trace FILE]
+//             [--max-wall DURATION] [--dump-trace FILE]
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/run_config_loader.h"
+#include "sim/app/run_limits.h"
 #include "sim/app/run_workload.h"
 #include "sim/app/text_table.h"
 #include "sim/app/usage_error.h"
@@ -73,7 +75,7 @@ std::string render_taxes(const nlohmann::json& s) {
          t.render();
 }
 
-std::string render_text(const nlohmann::json& s) {
+std::string render_text(const nlohmann::json& s, const RunOptions& options) {
   TextTable t({"quantity", "value", "unit"});
   t.add_row({"system", s["system"].get<std::string>(), ""});
   t.add_row({"workload", s["workload"].get<std::string>(), ""});
@@ -100,7 +102,7 @@ std::string render_text(const nlohmann::json& s) {
   // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "\n" + std::string here.
   if (s.contains("taxes_ns")) out.append("\n").append(render_taxes(s));
   if (s.contains("kernels") && !s["kernels"].empty()) out.append("\n").append(render_kernels(s["kernels"]));
-  if (!s["complete"].get<bool>()) out += "note: stopped by --max-events; the result is incomplete\n";
+  if (const auto stopped = stop_message(s, options)) out += "note: " + *stopped + "\n";
   if (!s["zero_latency_keys"].empty()) {
     out += fmt::format("note: latencies at 0 ps in this system file (uncalibrated, see docs/hardware-sources.md): {}\n",
                        fmt::join(s["zero_latency_keys"].get<std::vector<std::string>>(), ", "));
@@ -143,14 +145,17 @@ struct Run {
   RunOutcome outcome;
 };
 
+// A run stopped by a limit says so on stderr at once (and in its summary: complete false,
+// stopped_by), so that a script reading --json also sees it.
 Run run_one(const std::optional<std::string>& config, const std::vector<std::string>& sets, std::string label,
-            bool record_activity, bool ideal_locality = false) {
+            bool record_activity, const std::optional<std::chrono::nanoseconds>& max_wall, bool ideal_locality = false) {
   Run run{std::move(label), load_run_spec(config, sets), {}};
-  if (auto* phold = std::get_if<bench::PholdParams>(&run.spec.workload); phold && run.spec.options.max_events) {
-    phold->max_events = *run.spec.options.max_events;
-  }
   run.spec.options.ideal_locality = ideal_locality;
+  run.spec.options.max_wall = max_wall;
   run.outcome = run_workload(run.spec, record_activity);
+  if (const auto stopped = stop_message(run.outcome.summary, run.spec.options)) {
+    std::cerr << fmt::format("tessera run{}: {}\n", run.label.empty() ? "" : " [" + run.label + "]", *stopped);
+  }
   return run;
 }
 
@@ -252,6 +257,8 @@ int command_run(const Args& args) {
        "re-run with launch, locality or sync idealised and report the difference (repeatable)")
       ("seed", po::value<std::uint64_t>(), "seed of every random draw (overrides the config's seed)")
       ("max-events", po::value<std::uint64_t>(), "stop after this many events; the result is marked incomplete")
+      ("max-wall", po::value<std::string>(), "stop each run after this much wall-clock time, e.g. 30s or \"1.5 s\" "
+                                             "(units ps, ns, us, ms, s); the result is marked incomplete")
       ("dump-trace", po::value<std::string>(), "also write the workload's tile-level trace to FILE (.jsonl text, .tsrt binary)")
       ("config", po::value<std::string>(), "the run config (also the first positional argument)");
   po::positional_options_description pos;
@@ -262,6 +269,8 @@ int command_run(const Args& args) {
   // Flags are config overrides with the same checks (and the flag named in errors).
   if (vm.count("seed")) sets.push_back(fmt::format("seed={}", vm["seed"].as<std::uint64_t>()));
   if (vm.count("max-events")) sets.push_back(fmt::format("max_events={}", vm["max-events"].as<std::uint64_t>()));
+  std::optional<std::chrono::nanoseconds> max_wall;
+  if (vm.count("max-wall")) max_wall = parse_max_wall(vm["max-wall"].as<std::string>());
   std::optional<std::string> config;
   if (vm.count("config")) config = vm["config"].as<std::string>();
   std::vector<Ablation> ablations;
@@ -287,7 +296,7 @@ int command_run(const Args& args) {
   }
   std::vector<Run> runs;
   for (auto& [label, plan_sets] : plans) {
-    Run run = run_one(config, plan_sets, label, !out_dir.empty());
+    Run run = run_one(config, plan_sets, label, !out_dir.empty(), max_wall);
     if (run.label.empty()) {
       const nlohmann::json& s = run.outcome.summary;
       run.label = s.contains("variant") ? s["variant"].get<std::string>()
@@ -301,7 +310,7 @@ int command_run(const Args& args) {
     for (std::size_t i = 0; i < runs.size(); ++i) {
       std::vector<std::string> with = plans[i].second;
       with.insert(with.end(), a.sets.begin(), a.sets.end());
-      const Run ideal = run_one(config, with, runs[i].label, false, a.ideal_locality);
+      const Run ideal = run_one(config, with, runs[i].label, false, max_wall, a.ideal_locality);
       runs[i].outcome.summary["ablations"][a.name] = {{"makespan_ns", ideal.outcome.summary["makespan_ns"]},
                                                       {"taxes_ns", ideal.outcome.summary.value("taxes_ns", nlohmann::json())},
                                                       {"work_ns", ideal.outcome.summary.value("work_ns", nlohmann::json())}};
@@ -323,7 +332,7 @@ int command_run(const Args& args) {
   }
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (runs.size() > 1) std::cout << fmt::format("=== {} ===\n", runs[i].label);
-    std::cout << render_text(runs[i].outcome.summary) << (runs.size() > 1 ? "\n" : "");
+    std::cout << render_text(runs[i].outcome.summary, runs[i].spec.options) << (runs.size() > 1 ? "\n" : "");
   }
   const bool has_taxes = std::all_of(runs.begin(), runs.end(), [](const Run& r) { return r.outcome.summary.contains("taxes_ns"); });
   if (runs.size() > 1 && has_taxes) std::cout << render_side_by_side(runs);

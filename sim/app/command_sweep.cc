@@ -1,6 +1,7 @@
-// tessera sweep STUDY.yaml [--jobs N] [--out DIR] [--resume] [--set K=V]... [--points A:B]
+// tessera sweep STUDY.yaml [--jobs N] [--out DIR] [--resume] [--set K=V]... [--points A:B] [--max-wall DURATION]
 // Runs every point of a what-if study (docs/sweeps.md) on local cores, and over MPI ranks when
-// launched by mpirun; writes results.csv, report.html and points/NNNN.json.
+// launched by mpirun; writes results.csv, report.html and points/NNNN.json. SIGINT or SIGTERM
+// stops it cleanly (sim/app/interrupt.h): finished points are kept and tabulated, exit 130.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -18,6 +19,8 @@
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
+#include "sim/app/interrupt.h"
+#include "sim/app/run_limits.h"
 #include "sim/app/sweep/mpi_session.h"
 #include "sim/app/sweep/point_config.h"
 #include "sim/app/sweep/point_range.h"
@@ -98,6 +101,7 @@ std::string render_results(const PreparedStudy& s, const std::vector<PointResult
   std::vector<std::string> header{"point"};
   for (const std::string& name : label_names(s.keys)) header.push_back(name);
   header.emplace_back("makespan (ns)");
+  // (results may hold only some points, after an interrupt: rows are named by r.index.)
   std::vector<std::size_t> taxes;
   for (std::size_t c = 0; c < kNumTimeCategories && any_taxes; ++c) {
     if (!workloads::replay::is_tax(time_category(c))) continue;
@@ -109,8 +113,9 @@ std::string render_results(const PreparedStudy& s, const std::vector<PointResult
   TextTable t(header);
   for (std::size_t i = 0; i < results.size() && i < kMaxRows; ++i) {
     const SummaryMetrics m = metrics_of(results[i].summary);
-    std::vector<std::string> row{std::to_string(i)};
-    row.insert(row.end(), s.values[i].begin(), s.values[i].end());
+    const std::size_t point = results[i].index;
+    std::vector<std::string> row{std::to_string(point)};
+    row.insert(row.end(), s.values[point].begin(), s.values[point].end());
     row.push_back(m.makespan_ns ? fmt::format("{:.3f}", *m.makespan_ns) : "-");
     for (std::size_t c : taxes) row.push_back(m.parts_ns[c] ? fmt::format("{:.3f}", *m.parts_ns[c]) : "-");
     row.push_back(m.l2_hit_rate ? fmt::format("{:.1f}", 100 * *m.l2_hit_rate) : "-");
@@ -137,7 +142,9 @@ std::string render_points(const PreparedStudy& s) {
 }
 
 // Runs (or, with --resume, reads back) this rank's share of the selected points: point i
-// belongs to rank i mod size. Each finished point is written to DIR/points/ at once.
+// belongs to rank i mod size. Each finished point is written to DIR/points/ at once. After an
+// interrupt, the result holds the finished points only (in point order): those never started
+// and those abandoned while running are left out, and have no file.
 std::vector<PointResult> run_my_points(const PreparedStudy& s, const MpiSession& mpi, const fs::path& out_dir,
                                        unsigned jobs, bool resume) {
   std::vector<std::size_t> mine;
@@ -157,20 +164,24 @@ std::vector<PointResult> run_my_points(const PreparedStudy& s, const MpiSession&
     const std::size_t j = to_run[n];
     const std::size_t i = mine[j];
     PointResult r = run_point(i, s.configs[i].spec);
+    if (r.abandoned) return;  // not finished: no file, no row, no tick of the progress bar
     if (r.ok) {
       try {
         write_point_file(point_file(out_dir, i, s.points.size()), r, s.keys, s.values[i], s.configs[i].config_hash);
       } catch (const std::exception& e) {
-        r = PointResult{i, false, false, fmt::format("the point ran but its summary could not be written: {}", e.what()),
-                        r.wall_s, nlohmann::json()};
+        r.ok = false;
+        r.error = fmt::format("the point ran but its summary could not be written: {}", e.what());
+        r.summary = nlohmann::json();
       }
     }
     progress.advance(!r.ok);
     done[j] = std::move(r);  // each task owns its own slot
-  });
+  }, &interrupt_flag());
   progress.finish();
   std::vector<PointResult> out;
-  for (auto& r : done) out.push_back(std::move(*r));
+  for (auto& r : done) {
+    if (r) out.push_back(std::move(*r));
+  }
   return out;
 }
 
@@ -204,7 +215,8 @@ int command_sweep(const Args& args) {
   po::options_description opts(
       "tessera sweep STUDY.yaml [options]\n\nRuns every point of a what-if study (a base run config and grid:/zip: "
       "axes; docs/sweeps.md)\non local cores, and over the ranks of an MPI launch (mpirun -np K tessera sweep ...).\n"
-      "Writes DIR/results.csv, DIR/report.html and DIR/points/NNNN.json.\n\nOptions");
+      "Writes DIR/results.csv, DIR/report.html and DIR/points/NNNN.json. Ctrl-C (SIGINT) or SIGTERM stops it\n"
+      "cleanly: finished points are kept and tabulated, exit code 130; --resume then finishes the study.\n\nOptions");
   std::vector<std::string> sets;
   opts.add_options()("help,h", "show this help")
       ("jobs,j", po::value<unsigned>(), "points run at once on this machine (default: its hardware threads, shared "
@@ -215,6 +227,8 @@ int command_sweep(const Args& args) {
        "override a key of every point's config: --set key.path=value (repeatable; not a swept key)")
       ("points", po::value<std::string>(), "run only points A to B-1 (A:B), writing only their points/ files "
                                            "(a Slurm array task; merge with --resume)")
+      ("max-wall", po::value<std::string>(), "stop any point still running after this much wall-clock time, e.g. "
+                                             "600s (units ps, ns, us, ms, s); that point fails")
       ("dry-run", "check every point's config and list the points; run nothing")
       ("study", po::value<std::string>(), "the study file (also the first positional argument)");
   po::positional_options_description pos;
@@ -227,6 +241,9 @@ int command_sweep(const Args& args) {
   const std::string study_name = vm["study"].as<std::string>();
   std::optional<std::string> points_flag;
   if (vm.count("points")) points_flag = vm["points"].as<std::string>();
+
+  std::optional<std::chrono::nanoseconds> max_wall;
+  if (vm.count("max-wall")) max_wall = parse_max_wall(vm["max-wall"].as<std::string>());
 
   const MpiSession mpi;
   if (mpi.standby()) return kExitOk;
@@ -247,12 +264,22 @@ int command_sweep(const Args& args) {
   const fs::path out_dir = vm.count("out") ? fs::path(vm["out"].as<std::string>()) : fs::path(s.study.name + ".sweep");
   const unsigned jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>()
                                          : std::max(1u, hardware_jobs() / static_cast<unsigned>(mpi.local_size()));
+  // The limits each point runs under: neither enters the config hash (run_spec.h).
+  for (PreparedPoint& point : s.configs) {
+    point.spec.options.max_wall = max_wall;
+    point.spec.options.stop_requested = &interrupt_flag();
+  }
 
+  // From here on SIGINT/SIGTERM stop the sweep cleanly instead of killing it.
+  const InterruptScope interrupt_scope;
   std::vector<PointResult> mine = run_my_points(s, mpi, out_dir, jobs, vm.count("resume") > 0);
   bool my_failures = false;
   for (const PointResult& r : mine) my_failures = my_failures || !r.ok;
   const std::vector<PointResult> results = gather(mpi, std::move(mine), s, out_dir);
-  if (mpi.rank() != 0) return my_failures ? kExitRunFailed : kExitOk;
+  if (mpi.rank() != 0) return interrupt_requested() ? kExitInterrupted : my_failures ? kExitRunFailed : kExitOk;
+  // A signal that came after the last point finished interrupted nothing.
+  const std::size_t selected = s.range.end - s.range.begin;
+  const bool interrupted = interrupt_requested() && results.size() < selected;
 
   std::size_t failed = 0, resumed = 0;
   for (const PointResult& r : results) {
@@ -262,16 +289,38 @@ int command_sweep(const Args& args) {
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string counts = fmt::format("{} run, {} resumed, {} failed", results.size() - resumed, resumed, failed);
+  const std::string resume_hint =
+      fmt::format("tessera sweep {} --out {} --resume", study_name, out_dir.string());
   if (!s.range.whole) {
+    if (interrupted) {
+      std::cerr << fmt::format("sweep {}: interrupted: {} of points {} to {} finished ({}) in {:.1f} s; their "
+                               "summaries are in {}; finish the slice with: {} --points {}:{}\n",
+                               s.study.name, results.size(), s.range.begin, s.range.end - 1, counts, wall_s,
+                               (out_dir / "points").string(), resume_hint, s.range.begin, s.range.end);
+      return kExitInterrupted;
+    }
     std::cerr << fmt::format("sweep {}: points {} to {} of {} ({}) in {:.1f} s; their summaries are in {}; gather "
-                             "them with: tessera sweep {} --out {} --resume\n",
+                             "them with: {}\n",
                              s.study.name, s.range.begin, s.range.end - 1, s.points.size(), counts, wall_s,
-                             (out_dir / "points").string(), study_name, out_dir.string());
+                             (out_dir / "points").string(), resume_hint);
     return failed > 0 ? kExitRunFailed : kExitOk;
   }
-  write_file_atomically(out_dir / "results.csv", results_csv(s.keys, s.values, results));
-  write_file_atomically(out_dir / "report.html", sweep_report_html(s.study, s.labels, s.values, results));
+  // After an interrupt `results` holds the finished points only: the tables list those.
+  std::vector<std::string> labels;
+  std::vector<std::vector<std::string>> values;
+  for (const PointResult& r : results) {
+    labels.push_back(s.labels[r.index]);
+    values.push_back(s.values[r.index]);
+  }
+  write_file_atomically(out_dir / "results.csv", results_csv(s.keys, values, results));
+  write_file_atomically(out_dir / "report.html", sweep_report_html(s.study, labels, values, results));
   std::cout << render_results(s, results);
+  if (interrupted) {
+    std::cerr << fmt::format("sweep {}: interrupted: partial results: {} of {} points finished ({}) in {:.1f} s; "
+                             "results.csv and report.html list those only; finish the study with: {}\n",
+                             s.study.name, results.size(), selected, counts, wall_s, resume_hint);
+    return kExitInterrupted;
+  }
   std::cerr << fmt::format("sweep {}: {} points ({}) in {:.1f} s{}; wrote {}\n", s.study.name, results.size(), counts,
                            wall_s, mpi.size() > 1 ? fmt::format(" on {} ranks", mpi.size()) : "",
                            (out_dir / "results.csv").string() + ", report.html and points/");

@@ -1,5 +1,6 @@
 // The `tessera` program: parses the subcommand and maps every failure to a clear message on
-// stderr and a documented exit code (0 success, 1 run failed, 2 bad input).
+// stderr and a documented exit code (0 success, 1 run failed, 2 bad input; `sweep` also 130,
+// interrupted: sim/app/exit_codes.h).
 #include <exception>
 #include <iostream>
 #include <string>
@@ -42,7 +43,8 @@ Options:
   -h, --help          show this help (COMMAND --help for a command's options)
   --version           print the version
 
-Exit codes: 0 success, 1 the run failed, 2 bad input (config, trace, measured result or flag).
+Exit codes: 0 success, 1 the run failed, 2 bad input (config, trace, measured result or flag),
+130 interrupted (tessera sweep, by SIGINT or SIGTERM; finished points are kept).
 )";
 
 struct Command {

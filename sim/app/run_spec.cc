@@ -1,6 +1,8 @@
 #include "sim/app/run_spec.h"
 
 #include <filesystem>
+#include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -8,7 +10,9 @@
 #include "sim/config/config_error.h"
 #include "sim/config/schema.h"
 #include "sim/config/suggest.h"
+#include "workloads/microbench/microbench_limits.h"
 #include "workloads/microbench/microbench_schema.h"
+#include "workloads/replay/replay_limits.h"
 #include "workloads/patterns/pattern_kinds.h"
 
 namespace tessera::app {
@@ -67,6 +71,24 @@ std::string resolve_trace_path(const ConfigNode& path_node, const std::string& p
   return (std::filesystem::path(file).parent_path() / p).lexically_normal().string();
 }
 
+// A generated workload's sizes against the replay's limits (buffers within one GPU's HBM,
+// workgroups, operations, bytes moved), reported at the config's `workload:` key before
+// anything runs. The trace is generated for it (a compact description: milliseconds) and
+// dropped. A generator's own refusal of a combination of parameters (or any other failure to
+// generate) is left to the run, which reports it as before (in a sweep it fails that point only).
+void check_generated_sizes(const workloads::patterns::PatternWorkload& generated, const models::SystemSpec& system,
+                           const ConfigNode& workload) {
+  std::optional<workloads::trace::Trace> trace;
+  try {
+    trace = generated.make_trace(system);
+  } catch (const std::exception&) {
+    return;
+  }
+  if (auto problem = workloads::replay::limits_problem(*trace, system)) {
+    throw ConfigError(workload, fmt::format("{} is too large: {}", generated.kind(), *problem));
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& workload_kinds() {
@@ -95,11 +117,15 @@ RunSpec read_run_spec(const ConfigNode& root) {
     params.path = resolve_trace_path(workload.at("path"), params.path);
     spec.workload = params;
   } else if (const auto* pattern = workloads::patterns::find_pattern_kind(spec.workload_kind)) {
-    spec.workload = pattern->read(workload, spec.system);
+    workloads::patterns::PatternWorkload generated = pattern->read(workload, spec.system);
+    check_generated_sizes(generated, spec.system, workload);
+    spec.workload = std::move(generated);
   } else {
     namespace mb = workloads::microbench;
     const mb::MicrobenchParams params = mb::microbench_schema().read(workload, {.extra_keys = {"kind"}});
-    if (const auto problem = mb::check_against_system(params, spec.system.num_gpus)) {
+    auto problem = mb::check_against_system(params, spec.system.num_gpus);
+    if (!problem) problem = mb::size_problem(params, spec.system);
+    if (problem) {
       const ConfigNode* at = workload.find(problem->key);
       throw ConfigError(at != nullptr ? *at : workload, problem->message);
     }

@@ -1,6 +1,8 @@
 #pragma once
 // A run config, read and checked: the system, the workload and the run options. It is the
 // first stage of the data flow config -> system -> workload -> replay -> report.
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,7 +23,11 @@ namespace tessera::app {
 struct RunOptions {
   std::uint64_t seed = 1;
   std::optional<std::uint64_t> max_events;  // stop after this many events (result marked incomplete)
-  bool ideal_locality = false;  // set by `run --ablate locality`, not by configs (ReplayOptions)
+  // Set by flags and the sweep, not by configs (so they stay out of describe and a sweep
+  // point's config hash: a wall-clock limit says nothing about the system or the workload).
+  bool ideal_locality = false;  // `run --ablate locality` (ReplayOptions)
+  std::optional<std::chrono::nanoseconds> max_wall;  // `--max-wall`: stop after this much wall time (incomplete)
+  const std::atomic<bool>* stop_requested = nullptr;  // a sweep's interrupt flag (sim/app/interrupt.h)
 };
 
 // The parameters of the workload, by kind: the alternative names the kind, except that every

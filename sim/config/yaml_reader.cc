@@ -1,14 +1,21 @@
 #include "sim/config/yaml_reader.h"
 
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "sim/config/config_error.h"
+#include "sim/config/utf8.h"
 
 namespace tessera::sim::config {
 namespace {
+
+// yaml-cpp shares an anchor's node among its aliases, but the tree copies it at each alias: nested
+// aliases ("billion laughs", ten lines of YAML) would expand without end. No real config comes
+// near this many values.
+constexpr std::size_t kMaxNodes = 100'000;
 
 class TreeBuilder {
  public:
@@ -16,8 +23,12 @@ class TreeBuilder {
   TreeBuilder(std::string display_name, std::optional<SourceLocation> fixed)
       : display_name_(std::move(display_name)), fixed_(std::move(fixed)) {}
 
-  ConfigNode build(const YAML::Node& node, const SourceLocation& fallback, const std::string& path) const {
+  ConfigNode build(const YAML::Node& node, const SourceLocation& fallback, const std::string& path) {
     const SourceLocation where = locate(node.Mark(), fallback);
+    if (++num_nodes_ > kMaxNodes) {
+      throw ConfigError(where, path, fmt::format("the config expands to more than {} values (each alias repeats the "
+                                                 "whole value of its anchor)", kMaxNodes));
+    }
     switch (node.Type()) {
       case YAML::NodeType::Undefined:
       case YAML::NodeType::Null: {
@@ -70,12 +81,28 @@ class TreeBuilder {
  private:
   std::string display_name_;
   std::optional<SourceLocation> fixed_;
+  std::size_t num_nodes_ = 0;
 };
+
+// The line and column (1-based, in bytes) of a byte of the text.
+SourceLocation location_of_byte(const std::string& display_name, std::string_view text, std::size_t offset) {
+  const std::string_view before = text.substr(0, offset);
+  const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+  const auto line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
+  return SourceLocation{display_name, line, static_cast<int>(offset - line_start) + 1};
+}
 
 ConfigNode parse(std::string_view text, const std::string& display_name, std::optional<SourceLocation> fixed,
                  const std::string& root_path) {
-  const TreeBuilder builder(display_name, fixed);
+  TreeBuilder builder(display_name, fixed);
   const SourceLocation start = fixed ? *fixed : SourceLocation{display_name, 1, 1};
+  // yaml-cpp passes any bytes through, but every value may end up in JSON (describe --json,
+  // summary.json), which must be UTF-8: a bad byte is an error at its place, as a syntax error is.
+  if (const std::optional<std::size_t> bad = find_invalid_utf8(text)) {
+    throw ConfigError(fixed ? *fixed : location_of_byte(display_name, text, *bad), "",
+                      fmt::format("invalid UTF-8 (byte {:#04x}): config text must be UTF-8",
+                                  static_cast<unsigned char>(text[*bad])));
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));

@@ -11,10 +11,13 @@
 // Hot path: schedule() interns the handler (a small hash table, hot in cache), takes a slot
 // from a LIFO free list, stores handler and payload in the slot and pushes a 16-byte key;
 // run() pops the key, checks one bit for cancellation, reads the slot and calls the handler.
-// Everything grows to its peak and is then reused: steady state allocates nothing.
+// Everything grows to its peak and is then reused: steady state allocates nothing. The
+// wall-clock deadline and the stop flag are looked at every kWallCheckInterval events only.
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -28,6 +31,10 @@
 #include "sim/core/tick.h"
 
 namespace tessera::sim {
+
+// The queue key holds the pool slot in its low 24 bits: at most 2^24 events may be pending at
+// once. Workloads that schedule many events up front check against it before they start.
+inline constexpr std::uint64_t kMaxPendingEvents = std::uint64_t{1} << 24;
 
 using Priority = std::uint8_t;
 inline constexpr Priority kDefaultPriority = 128;
@@ -92,6 +99,9 @@ class BasicEngine {
     RunResult result;
     result.final_time_ps = now_;
     result.reason = StopReason::kDrained;
+    // One comparison per event covers both limits: `checkpoint` is the next event count at
+    // which to look (the event limit, or the next wall-clock/stop-flag check if sooner).
+    std::uint64_t checkpoint = stop.checks_wall() ? 0 : stop.max_events;
     while (!queue_.empty()) {
       const QueueEntry top = queue_.top();
       if (top.time > stop.end_time_ps) {
@@ -106,9 +116,16 @@ class BasicEngine {
         ++result.cancelled;
         continue;
       }
-      if (result.events >= stop.max_events) {
-        result.reason = StopReason::kEventLimit;
-        break;
+      if (result.events >= checkpoint) {
+        if (result.events >= stop.max_events) {
+          result.reason = StopReason::kEventLimit;
+          break;
+        }
+        if (const auto reason = wall_stop(stop)) {
+          result.reason = *reason;
+          break;
+        }
+        checkpoint = std::min(stop.max_events, result.events + kWallCheckInterval);
       }
       const Slot& record = slots_[slot];
       const Handler handler = handlers_[record.handler];
@@ -130,8 +147,20 @@ class BasicEngine {
   }
 
  private:
+  // The deadline or the stop flag, when either says stop (checked every kWallCheckInterval events).
+  static std::optional<StopReason> wall_stop(const StopConditions& stop) {
+    if (stop.stop_requested != nullptr && stop.stop_requested->load(std::memory_order_relaxed)) {
+      return StopReason::kInterrupted;
+    }
+    if (stop.wall_deadline != WallClock::time_point::max() && WallClock::now() >= stop.wall_deadline) {
+      return StopReason::kWallLimit;
+    }
+    return std::nullopt;
+  }
+
   // The queue key holds the slot in its low bits: at most 2^24 events may be pending.
   static constexpr unsigned kSlotBits = 24;
+  static_assert((std::uint64_t{1} << kSlotBits) == kMaxPendingEvents);
   static constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << kSlotBits) - 1;
 
   struct Slot {

@@ -123,7 +123,7 @@ TEST_CASE("Little's law: remote loads of few workgroups move window / round trip
   CHECK(*many.bandwidth_GBps >= 0.9 * 64.0);
 }
 
-TEST_CASE("L2 bandwidth: a working set within the L2s hits there; beyond them it falls to the MALL") {
+TEST_CASE("L2 bandwidth: a working set within the L2s hits there, beyond them it falls to the MALL") {
   const auto fits = run("mi300x-1", "op: l2_bandwidth, bytes: 16 MiB, iterations: 4");
   const auto spills = run("mi300x-1", "op: l2_bandwidth, bytes: 128 MiB, iterations: 4");
   const double loaded_fits = 16.0 * (1 << 20) * 5;  // warm-up + 4 timed passes

@@ -12,6 +12,7 @@
 #include "models/topology/resource_class.h"
 #include "sim/core/engine.h"
 #include "sim/stats/stat_registry.h"
+#include "workloads/microbench/microbench_limits.h"
 #include "workloads/microbench/stream_kernel.h"
 #include "workloads/microbench/sync_kernels.h"
 
@@ -48,16 +49,17 @@ class Bench {
                                           : 1;
   }
 
-  MicrobenchResult run(RunLimits limits) {
+  MicrobenchResult run(const sim::RunLimits& limits) {
     MicrobenchResult r;
     r.op = p_.op;
     r.workgroups = workgroups_;
     launch(r);
     const auto t0 = std::chrono::steady_clock::now();
-    const sim::RunResult run = engine_.run({.max_events = limits.max_events});
+    const sim::RunResult run = engine_.run(limits.stop_conditions());
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.events = run.events;
-    r.complete = run.reason != sim::StopReason::kEventLimit;
+    r.stop_reason = run.reason;
+    r.complete = sim::ran_to_completion(run.reason);
     r.makespan_ps = engine_.now();
     if (r.complete) measure(r);
     const auto& topo = machine_.topology();
@@ -216,8 +218,13 @@ class Bench {
 
 }  // namespace
 
-MicrobenchResult run_microbench(const models::SystemSpec& system, const MicrobenchParams& params, RunLimits limits) {
+MicrobenchResult run_microbench(const models::SystemSpec& system, const MicrobenchParams& params,
+                                const sim::RunLimits& limits) {
   if (const auto problem = check_against_system(params, system.num_gpus)) {
+    throw std::invalid_argument(fmt::format("microbench {}: {}", problem->key, problem->message));
+  }
+  // Before the machine is built and the kernels enqueued.
+  if (const auto problem = size_problem(params, system)) {
     throw std::invalid_argument(fmt::format("microbench {}: {}", problem->key, problem->message));
   }
   auto bench = std::make_unique<Bench>(system, params);
@@ -251,6 +258,7 @@ nlohmann::json to_json(const MicrobenchResult& r) {
   j["events"] = r.events;
   j["wall_s"] = r.wall_s;
   j["complete"] = r.complete;
+  j["stopped_by"] = r.complete ? nlohmann::json() : nlohmann::json(sim::to_string(r.stop_reason));
   return j;
 }
 

@@ -11,6 +11,7 @@
 
 #include "models/machine/memory_system.h"
 #include "models/system/system_spec.h"
+#include "sim/core/run_result.h"
 #include "sim/core/tick.h"
 #include "workloads/microbench/microbench_params.h"
 
@@ -28,17 +29,16 @@ struct MicrobenchResult {
   models::machine::MemorySystem::Totals memory;
   std::uint64_t events = 0;
   double wall_s = 0.0;
-  bool complete = true;  // false when max_events stopped the run
-};
-
-struct RunLimits {
-  std::uint64_t max_events = ~std::uint64_t{0};
+  bool complete = true;  // false when a limit stopped the run
+  sim::StopReason stop_reason = sim::StopReason::kDrained;
 };
 
 // Throws std::invalid_argument when the parameters do not fit the system (see
 // check_against_system; the config reader reports those with file and line first).
+// `limits` (--max-events, --max-wall, a sweep's interrupt flag) may stop it early: the result
+// is then marked incomplete.
 MicrobenchResult run_microbench(const models::SystemSpec& system, const MicrobenchParams& params,
-                                RunLimits limits = {});
+                                const sim::RunLimits& limits = {});
 
 // The summary fields of a result (merged into `tessera run --json`).
 nlohmann::json to_json(const MicrobenchResult& result);

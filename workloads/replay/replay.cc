@@ -14,6 +14,7 @@
 #include "workloads/replay/barrier_table.h"
 #include "workloads/replay/host_program.h"
 #include "workloads/replay/replay_error.h"
+#include "workloads/replay/replay_limits.h"
 #include "workloads/replay/trace_kernel.h"
 
 namespace tessera::workloads::replay {
@@ -21,16 +22,15 @@ namespace {
 
 using models::machine::Machine;
 
-void check_fits(const trace::Trace& trace, const models::SystemSpec& system, const AddressMap& addresses) {
+// Everything that can be checked before the machine is built and anything sized by the trace
+// is allocated: its structure, its ranks, and its sizes (replay_limits.h).
+void check_fits(const trace::Trace& trace, const models::SystemSpec& system) {
   if (auto problem = trace::validate(trace)) throw ReplayError("trace: " + *problem);
   if (trace.ranks > system.num_gpus) {
     throw ReplayError(fmt::format("the trace has {} ranks; system '{}' has {} GPU(s)", trace.ranks, system.name,
                                   system.num_gpus));
   }
-  if (addresses.bytes_per_rank() > system.gpu.memory.hbm_capacity_bytes) {
-    throw ReplayError(fmt::format("the trace's buffers need {} B per rank; a {} has {} B of HBM", addresses.bytes_per_rank(),
-                                  system.gpu.model, system.gpu.memory.hbm_capacity_bytes));
-  }
+  if (auto problem = limits_problem(trace, system)) throw ReplayError(*problem);
 }
 
 // Kernels of the same name on different ranks form one all-ranks barrier group.
@@ -103,8 +103,8 @@ void record_links(Machine& machine, sim::Tick end_ps, std::uint64_t max_recorded
 }  // namespace
 
 ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& system, ReplayOptions options) {
+  check_fits(trace, system);
   const AddressMap addresses(trace);
-  check_fits(trace, system, addresses);
 
   sim::Engine engine;
   sim::stats::StatRegistry stats;
@@ -135,10 +135,11 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
 
   const auto t0 = std::chrono::steady_clock::now();
   for (auto& h : hosts) h->start();
-  const sim::RunResult run = engine.run({.max_events = options.max_events});
+  const sim::RunResult run = engine.run(options.limits.stop_conditions());
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result.events = run.events;
-  result.complete = run.reason != sim::StopReason::kEventLimit;
+  result.stop_reason = run.reason;
+  result.complete = sim::ran_to_completion(run.reason);
   result.makespan_ps = engine.now();
 
   bool all_done = true;
@@ -248,6 +249,7 @@ nlohmann::json to_json(const ReplayResult& r) {
   nlohmann::json j;
   j["makespan_ns"] = static_cast<double>(r.makespan_ps) / 1e3;
   j["complete"] = r.complete;
+  j["stopped_by"] = r.complete ? nlohmann::json() : nlohmann::json(sim::to_string(r.stop_reason));
   j["events"] = r.events;
   j["wall_s"] = r.wall_s;
   nlohmann::json kernels = nlohmann::json::array();

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/system/system_spec.h"
+#include "sim/core/run_result.h"
 #include "sim/core/tick.h"
 #include "workloads/replay/activity_log.h"
 #include "workloads/replay/tax_ledger.h"
@@ -26,7 +27,7 @@ class DeadlockError : public std::runtime_error {
 };
 
 struct ReplayOptions {
-  std::uint64_t max_events = ~std::uint64_t{0};
+  sim::RunLimits limits;                    // --max-events, --max-wall, a sweep's interrupt flag
   bool record_activity = false;             // fill ReplayResult::activity (timelines)
   // Ablation (--ablate locality): accesses to intermediates and end-of-kernel releases take no
   // time, as if every intermediate stayed on chip.
@@ -48,7 +49,8 @@ struct KernelTiming {
 
 struct ReplayResult {
   sim::Tick makespan_ps = 0;
-  bool complete = true;  // false when max_events stopped the run
+  bool complete = true;  // false when a limit of ReplayOptions::limits stopped the run
+  sim::StopReason stop_reason = sim::StopReason::kDrained;
   std::uint64_t events = 0;
   double wall_s = 0.0;
   std::vector<KernelTiming> kernels;  // in trace order
@@ -65,7 +67,8 @@ struct ReplayResult {
 };
 
 // Throws ReplayError for a trace the system cannot run (more ranks than GPUs, buffers beyond
-// HBM, an access outside its buffer) and DeadlockError when it cannot finish.
+// HBM, sizes beyond replay_limits.h, an access outside its buffer), before the machine is
+// built for what can be checked up front, and DeadlockError when it cannot finish.
 ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& system, ReplayOptions options = {});
 
 nlohmann::json to_json(const ReplayResult& result);

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -21,7 +22,11 @@ Expr& Expr::add(Var v, std::int64_t coef, std::uint32_t div, std::uint32_t mod) 
   for (int i = 0; i < num_terms; ++i) {
     Term& t = terms[i];
     if (t.var == static_cast<std::uint8_t>(v) && t.div == div && t.mod == mod) {
-      t.coef += coef;
+      std::int64_t sum = 0;
+      if (__builtin_add_overflow(t.coef, coef, &sum)) {
+        throw std::out_of_range(fmt::format("the coefficients of {} add up beyond 64 bits", var_name(t.var)));
+      }
+      t.coef = sum;
       if (t.coef == 0) {
         for (int j = i; j + 1 < num_terms; ++j) terms[j] = terms[j + 1];
         --num_terms;
@@ -115,7 +120,8 @@ std::string to_string(const Expr& e) {
     std::string atom(var_name(t.var));
     if (t.div != 1) atom += fmt::format("/{}", t.div);
     if (t.mod != 0) atom += fmt::format("%{}", t.mod);
-    const std::int64_t mag = t.coef < 0 ? -t.coef : t.coef;
+    // Unsigned: the magnitude of the most negative int64 does not fit an int64.
+    const std::uint64_t mag = t.coef < 0 ? 0 - static_cast<std::uint64_t>(t.coef) : static_cast<std::uint64_t>(t.coef);
     const std::string term = mag == 1 ? atom : fmt::format("{}*{}", mag, atom);
     if (out.empty()) {
       out = t.coef < 0 ? "-" + term : term;
@@ -125,7 +131,7 @@ std::string to_string(const Expr& e) {
   }
   if (out.empty()) return std::to_string(e.constant);
   if (e.constant > 0) out += fmt::format(" + {}", e.constant);
-  if (e.constant < 0) out += fmt::format(" - {}", -e.constant);
+  if (e.constant < 0) out += fmt::format(" - {}", 0 - static_cast<std::uint64_t>(e.constant));
   return out;
 }
 
@@ -173,6 +179,20 @@ class Parser {
     pos_ = static_cast<std::size_t>(end - s_.data());
     return v;
   }
+  // The digits at the cursor with the term's sign: "- 9223372036854775808" is in range, so that
+  // every constant and coefficient that to_string writes reads back.
+  std::optional<std::int64_t> signed_integer(int sign) {
+    skip();
+    std::uint64_t magnitude = 0;
+    const auto [end, ec] = std::from_chars(s_.data() + pos_, s_.data() + s_.size(), magnitude);
+    const std::uint64_t limit = std::uint64_t{std::numeric_limits<std::int64_t>::max()} + (sign < 0 ? 1 : 0);
+    if (ec != std::errc() || end == s_.data() + pos_ || magnitude > limit) {
+      problem("integer out of range");
+      return std::nullopt;
+    }
+    pos_ = static_cast<std::size_t>(end - s_.data());
+    return sign < 0 ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+  }
   std::optional<std::uint8_t> variable() {
     skip();
     std::size_t end = pos_;
@@ -187,12 +207,13 @@ class Parser {
     return std::nullopt;
   }
   bool term(Expr& e, int sign) {
-    std::int64_t coef = 1;
+    std::int64_t coef = sign;
     if (std::isdigit(static_cast<unsigned char>(peek()))) {
-      const auto k = integer();
-      if (!k) return problem("bad integer");
+      const auto k = signed_integer(sign);
+      if (!k) return false;
       if (peek() != '*') {
-        e.constant += sign * *k;
+        // Checked: the sum of the constants must fit the 64 bits the expression holds.
+        if (__builtin_add_overflow(e.constant, *k, &e.constant)) return problem("the constant is out of range");
         return true;
       }
       ++pos_;
@@ -227,10 +248,10 @@ class Parser {
       ++pos_;
       const auto k = integer();
       if (!k) return problem("expected an integer factor");
-      coef *= *k;
+      if (__builtin_mul_overflow(coef, *k, &coef)) return problem("the coefficient is out of range");
     }
     try {
-      e.add(static_cast<Var>(*v), sign * coef, dv, md);
+      e.add(static_cast<Var>(*v), coef, dv, md);
     } catch (const std::exception& ex) {
       return problem(ex.what());
     }

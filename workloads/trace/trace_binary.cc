@@ -4,9 +4,13 @@
 #include <iterator>
 #include <limits>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "sim/config/utf8.h"
 
 namespace tessera::workloads::trace {
 namespace {
@@ -106,6 +110,9 @@ class ByteReader {
     const std::uint32_t n = u32(field);
     if (n > left()) fail_field(at, field, fmt::format("length {} but only {} bytes left (truncated or corrupt)", n, left()));
     std::string s = data_.substr(pos_, n);
+    // The text form holds names as JSON strings, which are UTF-8: a binary trace must not hold
+    // a name that `trace convert` could not write as text.
+    if (!sim::config::is_utf8(s)) fail_field(at, field, "not valid UTF-8 (corrupt)");
     pos_ += n;
     return s;
   }
@@ -137,7 +144,11 @@ class ByteReader {
     }
     for (int i = 0; i < e.num_terms; ++i) {
       Term& t = e.terms[i];
+      const std::size_t term_at = pos_;
       t.coef = i64(field);
+      // The writer never writes these (Expr::add drops a zero term and merges repeated ones), and
+      // the text form could not keep them: its reader does the same.
+      if (t.coef == 0) fail_field(term_at, field, "a term with coefficient 0 (corrupt)");
       const std::size_t var_at = pos_;
       t.var = u8(field);
       if (t.var >= kNumVars) fail_field(var_at, field, fmt::format("variable {} is out of range (corrupt)", t.var));
@@ -145,6 +156,12 @@ class ByteReader {
       t.div = u32(field);
       if (t.div == 0) fail_field(div_at, field, "division by zero (corrupt)");
       t.mod = u32(field);
+      for (int k = 0; k < i; ++k) {
+        const Term& earlier = e.terms[k];
+        if (earlier.var == t.var && earlier.div == t.div && earlier.mod == t.mod) {
+          fail_field(term_at, field, fmt::format("term {} repeats the variable, divisor and modulus of term {} (corrupt)", i, k));
+        }
+      }
     }
     return e;
   }
@@ -264,18 +281,28 @@ Trace read_trace_binary(std::istream& in, const std::string& file_name) {
   if (static_cast<std::uint64_t>(t.ranks) * kHostListBytes > r.left()) {
     r.fail(ranks_at, fmt::format("ranks {}: their host lists cannot fit in the {} bytes left (truncated or corrupt)", t.ranks, r.left()));
   }
+  // Buffers and programs are named in the text form, so their names must be unique (as its
+  // reader requires); kernels are launched by index and may share names.
+  std::unordered_set<std::string> names;
+  const auto unique_name = [&r, &names](std::string_view what) {
+    const std::size_t at = r.offset();
+    std::string name = r.str("name");
+    if (!names.insert(name).second) r.fail_field(at, "name", fmt::format("{} '{}' is defined twice (corrupt)", what, name));
+    return name;
+  };
   t.buffers.resize(r.count("buffer count", kMinBufferBytes));
   for (std::size_t i = 0; i < t.buffers.size(); ++i) {
     r.at({"buffer", i});
-    t.buffers[i].name = r.str("name");
+    t.buffers[i].name = unique_name("buffer");
     t.buffers[i].bytes = r.u64("size");
   }
   r.at({});
+  names.clear();
   t.programs.resize(r.count("program count", kMinProgramBytes));
   for (std::size_t i = 0; i < t.programs.size(); ++i) {
     Program& p = t.programs[i];
     r.at({"program", i});
-    p.name = r.str("name");
+    p.name = unique_name("program");
     const std::uint32_t n = r.count("instruction count", kMinInstrBytes);
     p.instrs.reserve(n);
     for (std::size_t k = 0; k < n; ++k) {

@@ -26,6 +26,9 @@ using models::sync::Compare;
 // Nothing else in the text form bounds the rank count; this keeps a typo from allocating a
 // host command list for each of billions of ranks.
 constexpr std::uint32_t kMaxRanks = 1u << 20;
+// A sync or barrier line without a rank adds a command to every rank: with many ranks, a few
+// lines of text would ask for gigabytes of host lists. Real traces hold thousands.
+constexpr std::uint64_t kMaxHostCommands = 1u << 20;
 
 constexpr std::array<Compare, 6> kCompares = {Compare::kEq, Compare::kNe, Compare::kGe,
                                                Compare::kGt, Compare::kLe, Compare::kLt};
@@ -143,6 +146,13 @@ std::string json_reason(const json::parse_error& e) {
   return what;
 }
 
+// Any other nlohmann message without its "[json.exception.out_of_range.406] " tag.
+std::string json_reason(const json::exception& e) {
+  const std::string what = e.what();
+  const std::size_t tag_end = what.find("] ");
+  return what.starts_with("[json.exception.") && tag_end != std::string::npos ? what.substr(tag_end + 2) : what;
+}
+
 class TextReader {
  public:
   TextReader(std::istream& in, const std::string& file) : in_(in), file_(file) {}
@@ -236,6 +246,9 @@ class TextReader {
       j = parse_line(text);
     } catch (const json::parse_error& e) {
       fail("", fmt::format("bad JSON at column {}: {}", e.byte, json_reason(e)));
+    } catch (const json::exception& e) {
+      // Not a syntax error, yet bad JSON for us: a number beyond a double's range ("1e999").
+      fail("", fmt::format("bad JSON: {}", json_reason(e)));
     } catch (const DuplicateKey& d) {
       fail(d.key, "duplicate key");
     }
@@ -550,10 +563,18 @@ class TextReader {
       rank = static_cast<std::uint32_t>(unsigned_of(*r, "rank", std::numeric_limits<std::uint32_t>::max()));
       if (*rank >= trace_.ranks) fail("rank", fmt::format("rank {} of a {}-rank trace", *rank, trace_.ranks));
     }
+    const std::uint64_t added = op != HostOp::kLaunch && !rank ? trace_.ranks : 1;
+    if (num_host_commands_ + added > kMaxHostCommands) {
+      fail("host", fmt::format("more than {} host commands over all ranks (one without a rank counts once for each "
+                               "of the {} ranks)", kMaxHostCommands, trace_.ranks));
+    }
+    num_host_commands_ += added;
     if (op != HostOp::kLaunch) {
       // Without a rank: the command is on every rank.
-      for (std::uint32_t r = 0; r < trace_.ranks; ++r) {
-        if (!rank || *rank == r) trace_.host[r].push_back({op, 0});
+      if (rank) {
+        trace_.host[*rank].push_back({op, 0});
+      } else {
+        for (std::vector<HostCommand>& commands : trace_.host) commands.push_back({op, 0});
       }
       return;
     }
@@ -608,6 +629,7 @@ class TextReader {
   std::unordered_map<std::string, std::vector<std::uint32_t>> kernels_by_name_;
   std::vector<std::uint64_t> kernel_lines_;  // the line of each kernel record
   std::vector<bool> launched_;
+  std::uint64_t num_host_commands_ = 0;  // over all ranks, against kMaxHostCommands
 };
 
 using ojson = nlohmann::ordered_json;

@@ -14,6 +14,7 @@ struct PointResult {
   std::string error;        // when !ok: the exception's message
   double wall_s = 0.0;      // wall-clock time of the point (trace generation and replay)
   nlohmann::json summary;   // the run summary (run_workload.h); null when !ok
+  bool abandoned = false;   // stopped by an interrupt before it finished: no file, not tabulated
 };
 
 // The form that travels between MPI ranks: {index, ok, error, wall_s, summary}.

@@ -7,16 +7,19 @@
 #include <thread>
 #include <vector>
 
+#include "sim/app/run_limits.h"
 #include "sim/app/run_workload.h"
 
 namespace tessera::app::sweep {
 
 unsigned hardware_jobs() { return std::max(1u, std::thread::hardware_concurrency()); }
 
-void run_parallel(std::size_t count, unsigned jobs, const std::function<void(std::size_t)>& task) {
+void run_parallel(std::size_t count, unsigned jobs, const std::function<void(std::size_t)>& task,
+                  const std::atomic<bool>* stop) {
   std::atomic<std::size_t> next{0};
+  const auto stopped = [stop] { return stop != nullptr && stop->load(); };
   const auto worker = [&] {
-    for (std::size_t i = next++; i < count; i = next++) task(i);
+    for (std::size_t i = next++; i < count && !stopped(); i = next++) task(i);
   };
   const std::size_t threads = std::min<std::size_t>(std::max(1u, jobs), count);
   std::vector<std::jthread> pool;
@@ -31,6 +34,18 @@ PointResult run_point(std::size_t index, const RunSpec& spec) {
   try {
     r.summary = run_workload(spec);
     r.ok = true;
+    const std::string stopped_by = r.summary.value("stopped_by", nlohmann::json()).is_string()
+                                       ? r.summary["stopped_by"].get<std::string>()
+                                       : std::string();
+    if (stopped_by == "interrupted") {
+      r.ok = false;
+      r.abandoned = true;
+      r.error = "interrupted";
+    } else if (stopped_by == "wall_limit") {
+      r.ok = false;
+      r.error = *stop_message(r.summary, spec.options);
+      r.summary = nlohmann::json();
+    }
   } catch (const std::exception& e) {
     r.error = e.what();
   } catch (...) {

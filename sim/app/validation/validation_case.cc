@@ -71,7 +71,8 @@ void predict_cases(PreparedCases& prepared, unsigned jobs) {
     } else if (!r.summary.contains("makespan_ns") || !r.summary["makespan_ns"].is_number()) {
       v.error = "the run reported no makespan_ns";
     } else if (!r.summary.value("complete", true)) {
-      v.error = "the run stopped before the end (max_events)";
+      const nlohmann::json& by = r.summary.contains("stopped_by") ? r.summary["stopped_by"] : nlohmann::json();
+      v.error = "the run stopped before the end (" + (by.is_string() ? by.get<std::string>() : std::string("a limit")) + ")";
     } else {
       v.predicted_ns = r.summary["makespan_ns"].get<double>();
     }

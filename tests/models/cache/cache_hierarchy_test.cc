@@ -27,7 +27,7 @@ CacheHierarchySpec two_xcd_spec() {
 
 }  // namespace
 
-TEST_CASE("hierarchy: L2 misses fill the MALL; another XCD hits there, not in its own L2") {
+TEST_CASE("hierarchy: L2 misses fill the MALL, another XCD hits there, not in its own L2") {
   CacheHierarchy g(two_xcd_spec());
   HierarchyResult r = g.read(0, 0, 32 * kKiB);
   CHECK(r.l2_miss_bytes == 32 * kKiB);
@@ -69,7 +69,7 @@ TEST_CASE("hierarchy: dirty L2 data reaches the MALL only when written back") {
   CHECK(r.hbm_read_bytes == 0);
 }
 
-TEST_CASE("hierarchy: a remote store lands at the memory side; acquire drops the stale L2 copy") {
+TEST_CASE("hierarchy: a remote store lands at the memory side, acquire drops the stale L2 copy") {
   CacheHierarchy g(two_xcd_spec());
   const std::uint64_t inbox = 256 * kKiB;
   g.read(0, inbox, 8 * kKiB);  // the consumer has old inbox contents in its L2

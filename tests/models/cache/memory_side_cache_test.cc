@@ -28,7 +28,7 @@ TEST_CASE("MALL: reads fill it, writes pass through and leave a clean copy") {
   CHECK(mall.read(64 * kKiB, 4 * kKiB).hit_bytes == 4 * kKiB);
 }
 
-TEST_CASE("MALL: no-allocate writes do not fill; absent MALL passes everything to HBM") {
+TEST_CASE("MALL: no-allocate writes do not fill, absent MALL passes everything to HBM") {
   MemorySideCache na(small_spec(256 * kKiB, 16, kKiB, Replacement::kLru, WritePolicy::kWriteThroughNoAllocate));
   CHECK(na.write(0, kKiB).hbm_write_bytes == kKiB);
   CHECK_FALSE(na.contains(0, kKiB));

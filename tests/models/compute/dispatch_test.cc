@@ -56,7 +56,7 @@ TEST_CASE("chunk 2: workgroup i lands on die (i / 2) mod 8") {
   }
 }
 
-TEST_CASE("launch latency delays the first workgroup start exactly; end = last workgroup end + teardown") {
+TEST_CASE("launch latency delays the first workgroup start exactly, end = last workgroup end + teardown") {
   GpuSpec spec;
   spec.dispatch.kernel_launch_latency_ps = 5000;
   spec.dispatch.kernel_teardown_ps = 700;

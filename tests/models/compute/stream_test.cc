@@ -77,7 +77,7 @@ TEST_CASE("the same two kernels on one stream serialise: launch latency starts a
   CHECK(comm.completion_ps == 2220);
 }
 
-TEST_CASE("completion handlers run with the tag and kernel id; an empty kernel costs launch + teardown") {
+TEST_CASE("completion handlers run with the tag and kernel id, an empty kernel costs launch + teardown") {
   sim::Engine engine;
   sim::stats::StatRegistry stats;
   GpuCompute gpu({engine, stats}, "gpu0", 0, spec_2x4());

@@ -117,7 +117,7 @@ TEST_CASE("mixed bottlenecks: the three-link example in time") {
   CHECK(f.done_at[2] == 4'000'000'000);
 }
 
-TEST_CASE("a capped flow takes its cap; the others share the remainder") {
+TEST_CASE("a capped flow takes its cap, the others share the remainder") {
   // Link 1e11; one flow capped at 1e10, two uncapped at 4.5e10 each. Sizes make all drain at 1e8 ps.
   Fixture f;
   const ResourceId l = f.link("l", kBw, 0);

@@ -7,7 +7,7 @@
 using tessera::test::run_tessera;
 using tessera::test::write_file;
 
-TEST_CASE("tessera --help and --version succeed; no command is a usage error") {
+TEST_CASE("tessera --help and --version succeed, no command is a usage error") {
   const auto help = run_tessera("--help");
   CHECK(help.exit_code == 0);
   CHECK(help.out.find("Usage: tessera COMMAND") != std::string::npos);
@@ -66,7 +66,7 @@ TEST_CASE("the embedded default runs bsp, pull and push side by side, each with 
   }
 }
 
-TEST_CASE("the same config and seed give the same result; another seed another") {
+TEST_CASE("the same config and seed give the same result, another seed another") {
   const auto phold = write_file("phold.yaml", "system: mi300x-1\nworkload: {kind: phold, end_time: 20 us}\n");
   const std::string base = "run '" + phold.string() + "' --json";
   auto events = [](const std::string& out) { return nlohmann::json::parse(out)["events"].get<std::uint64_t>(); };
@@ -84,6 +84,8 @@ TEST_CASE("--max-events stops the run and marks it incomplete") {
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["events"] == 1000);
   CHECK(j["complete"] == false);
+  CHECK(j["stopped_by"] == "event_limit");
+  CHECK(r.err.find("stopped by --max-events (1000) after 1000 events") != std::string::npos);
 }
 
 TEST_CASE("--out writes summary.json, taxes.csv, timeline.json and report.html, and the table has units") {
@@ -164,7 +166,7 @@ TEST_CASE("describe prints every default with units and applies --set") {
   CHECK(nlohmann::json::parse(j.out)["system"]["gpu"]["memory"]["hbm_bandwidth"] == "5.3 TB/s");
 }
 
-TEST_CASE("describe prints the topology as comments; --dot prints Graphviz") {
+TEST_CASE("describe prints the topology as comments, --dot prints Graphviz") {
   const auto r = run_tessera("describe");
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("# topology of mi300x-8:") != std::string::npos);
@@ -190,7 +192,8 @@ TEST_CASE("tessera bench phold prints the JSON the issue asks for") {
   const auto r = run_tessera("bench phold --lps 64 --events-per-lp 2 --remote 0.5 --end-time \"10 us\" --seed 5 --json --bare");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
-  for (const char* key : {"events", "wall_s", "events_per_s", "final_time_ps"}) CHECK_MESSAGE(j.contains(key), key);
+  for (const char* key : {"events", "wall_s", "wall_events_per_s", "final_time_ps"}) CHECK_MESSAGE(j.contains(key), key);
+  CHECK(j.contains("wall_engine_over_bare"));
   CHECK(j["events"] == j["bare"]["events"]);
   const auto again = nlohmann::json::parse(run_tessera("bench phold --lps 64 --events-per-lp 2 --remote 0.5 --end-time \"10 us\" --seed 5 --json").out);
   CHECK(again["events"] == j["events"]);

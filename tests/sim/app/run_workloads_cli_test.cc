@@ -60,7 +60,7 @@ TEST_CASE("a generated workload reports makespan, kernels per GPU, hit rates, li
   CHECK(j["link_class_bytes"]["xgmi"].get<std::uint64_t>() >= 2 * 131072);
 }
 
-TEST_CASE("--dump-trace writes the generated trace; replaying it as kind trace gives the same run") {
+TEST_CASE("--dump-trace writes the generated trace, replaying it as kind trace gives the same run") {
   const auto dir = scratch_dir() / "dump";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);

@@ -111,11 +111,14 @@ TEST_CASE("sweep: a failing point is reported and the others finish, exit code 1
   REQUIRE(rows.size() == 5);
   CHECK(rows[1].starts_with("0,two_ranks.jsonl,2,"));
   CHECK(rows[1].find(",ok,,") != std::string::npos);
-  CHECK(rows[2].find("1,two_ranks.jsonl,1,,,,,,,,,,,,failed,the trace has 2 ranks") == 0);
+  // A replay error names the trace file (relative paths resolved against the study's folder).
+  CHECK(rows[2].find("1,two_ranks.jsonl,1,,,,,,,,,,,,failed," + (study_dir / "two_ranks.jsonl").string() +
+                     ": the trace has 2 ranks") == 0);
   CHECK(rows[3].find(",failed,") != std::string::npos);
   CHECK(rows[3].find("missing.jsonl") != std::string::npos);
   CHECK(rows[4].find(",failed,") != std::string::npos);
-  CHECK(r.err.find("point 1 (path=two_ranks.jsonl num_gpus=1) failed: the trace has 2 ranks") != std::string::npos);
+  CHECK(r.err.find("point 1 (path=two_ranks.jsonl num_gpus=1) failed: " + (study_dir / "two_ranks.jsonl").string() +
+                   ": the trace has 2 ranks") != std::string::npos);
   CHECK(r.err.find("4 points (4 run, 0 resumed, 3 failed)") != std::string::npos);
   // Only the point that ran has a summary file; the report still shows all four.
   CHECK(count_files(out / "points") == 1);
@@ -270,3 +273,26 @@ TEST_CASE("compare: microbenchmarks have no breakdown, so only the makespan is c
 }
 
 }  // namespace
+
+TEST_CASE("sweep --max-wall: a point still running at the limit fails (no file, so --resume runs it again)") {
+  const auto study = write_file("max_wall_study.yaml", "base:\n"
+                                                       "  system: mi300x-1\n"
+                                                       "  workload: {kind: phold, lps: 64}\n"
+                                                       "sweep:\n"
+                                                       "  grid:\n"
+                                                       "    workload.end_time: [1 us, 1 s]\n");
+  const fs::path out = fresh_dir("sweep-max-wall");
+  const auto r = run_tessera("sweep '" + study.string() + "' --jobs 2 --max-wall 200ms --out '" + out.string() + "'");
+  CHECK(r.exit_code == 1);
+  const auto rows = lines_of(read_all(out / "results.csv"));
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[1].find(",ok,,") != std::string::npos);
+  CHECK(rows[2].find(",failed,stopped by --max-wall (200 ms) after ") != std::string::npos);
+  CHECK(rows[2].find("the result is incomplete") != std::string::npos);
+  CHECK(fs::exists(out / "points" / "0000.json"));
+  CHECK_FALSE(fs::exists(out / "points" / "0001.json"));
+  // The limit is no part of a point's config: the finished point is resumed under another.
+  const auto again = run_tessera("sweep '" + study.string() + "' --max-wall 100ms --resume --out '" + out.string() + "'");
+  CHECK(again.err.find("1 run, 1 resumed, 1 failed") != std::string::npos);
+  CHECK(run_tessera("sweep '" + study.string() + "' --max-wall 5").exit_code == 2);
+}

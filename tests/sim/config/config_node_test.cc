@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
 
@@ -57,6 +59,21 @@ TEST_CASE("yaml tree: errors") {
 
   e = config_error_of([] { parse_yaml("a:\n  b: 1\n  b: 2\n", "dup.yaml"); });
   CHECK(std::string(e.what()) == "dup.yaml:3:3: a.b: duplicate key 'b' (first given at dup.yaml:2:3)");
+}
+
+// Found probing fuzz_config with YAML's "billion laughs": each alias copies its anchor's value,
+// so thirty nested aliases asked for 2^30 values and the reader never returned.
+TEST_CASE("yaml: aliases are copied, but nested aliases cannot expand without end") {
+  const ConfigNode small = parse_yaml("a: &x [1, {b: 2}]\nc: *x\n", "alias.yaml");
+  REQUIRE(small.at("c").is_sequence());
+  CHECK(small.at("c")[1].at("b").scalar() == "2");
+  CHECK(small.at("c")[1].at("b").path() == "c[1].b");
+
+  std::string laughs = "l0: &l0 [x, x]\n";
+  for (int i = 1; i < 30; ++i) laughs += fmt::format("l{}: &l{} [*l{}, *l{}]\n", i, i, i - 1, i - 1);
+  const ConfigError e = config_error_of([&] { parse_yaml(laughs, "laughs.yaml"); });
+  CHECK(e.location().file == "laughs.yaml");
+  CHECK(e.message() == "the config expands to more than 100000 values (each alias repeats the whole value of its anchor)");
 }
 
 TEST_CASE("deep merge: maps merge, scalars and lists replace, locations stay") {

@@ -79,7 +79,7 @@ TEST_CASE("taxes.csv: every row has all columns, and the parts sum to the span")
   }
 }
 
-TEST_CASE("taxes.csv: labels and kernel names are quoted when they must be; absent values leave cells empty") {
+TEST_CASE("taxes.csv: labels and kernel names are quoted when they must be, absent values leave cells empty") {
   nlohmann::json s = attributed_summary("bsp");
   s["kernels"][0]["name"] = "gemm, \"fused\"";
   s["kernels"][1].erase("taxes_ns");

@@ -156,7 +156,7 @@ TEST_CASE("timeline: tracks per GPU, XCD, CU slot, stream and link, named and so
                                          "XCD 1 / CU 40 flags", "XCD 1 / CU 40 flags (overlap 1)"});
 }
 
-TEST_CASE("timeline: workgroup slices carry category, colour, kernel and workgroup; times print exactly") {
+TEST_CASE("timeline: workgroup slices carry category, colour, kernel and workgroup, times print exactly") {
   const std::string text = timeline_json(attributed_summary("bsp"), sample_log());
   const json j = parse_timeline(text);
   int workgroup_slices = 0;
@@ -267,7 +267,7 @@ TEST_CASE("timeline: link utilisation as percent counters in time order, the las
   CHECK(links[0]["class"] == "xgmi");
 }
 
-TEST_CASE("timeline: same input, same bytes; the order of the log's entries does not matter") {
+TEST_CASE("timeline: same input, same bytes, the order of the log's entries does not matter") {
   const std::string a = timeline_json(attributed_summary("bsp"), sample_log());
   CHECK(a == timeline_json(attributed_summary("bsp"), sample_log()));
   ActivityLog reversed = sample_log();
@@ -277,7 +277,7 @@ TEST_CASE("timeline: same input, same bytes; the order of the log's entries does
   CHECK(a == timeline_json(attributed_summary("bsp"), reversed));
 }
 
-TEST_CASE("timeline: a truncated log says so; overlapping slices move to extra tracks") {
+TEST_CASE("timeline: a truncated log says so, overlapping slices move to extra tracks") {
   ActivityLog log = sample_log();
   log.truncated = true;
   // A corrupt log: a slice overlapping another of the same slot.

@@ -65,7 +65,7 @@ TEST_CASE("no ag_gemm variant beats the idealised machine, on 1, 2, 4 and 8 rank
   }
 }
 
-TEST_CASE("bsp pays its three serial launches; push pays two; pull one") {
+TEST_CASE("bsp pays its three serial launches, push pays two, pull one") {
   SystemSpec system = tessera::models::topology::test::mi300x(2);
   const std::int64_t launch_ps = 20'000'000;  // 20 us: far above anything else in these runs
   const auto with_launch = [&](patterns::AgGemmVariant v, std::int64_t latency_ps) {

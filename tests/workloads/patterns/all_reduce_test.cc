@@ -414,7 +414,7 @@ TEST_CASE("all-reduce: impossible sizes are refused, flags counted") {
   CHECK_THROWS_AS(p::append_reduce_scatter(tb, 8, rs), std::invalid_argument);
 }
 
-TEST_CASE("all-reduce replayed: no algorithm beats the links; one-shot wins small, the ring large") {
+TEST_CASE("all-reduce replayed: no algorithm beats the links, one-shot wins small, the ring large") {
   const auto system = tessera::models::topology::test::mi300x(8);
   const double links = system.interconnect.link_bandwidth_bytes_per_s * system.interconnect.links_per_gpu;
   std::map<std::pair<int, std::uint64_t>, double> t;

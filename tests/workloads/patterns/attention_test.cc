@@ -331,7 +331,7 @@ TEST_CASE("attention: conservation for every mapping on 1, 2, 4, 8 ranks, causal
   check_attention(params, node);
 }
 
-TEST_CASE("attention: one kernel per rank on stream 0, then a sync; the grid is batch x heads x Q blocks") {
+TEST_CASE("attention: one kernel per rank on stream 0, then a sync, the grid is batch x heads x Q blocks") {
   p::AttentionParams params = small(p::AttentionMapping::kNaiveHeadFirst);
   params.ranks = 2;
   const tr::Trace trace = p::make_attention(params, pt::mi300x_node(2));

@@ -152,7 +152,7 @@ double makespan_ns(const p::GemmAllReduceParams& params, const SystemSpec& syste
 
 }  // namespace
 
-TEST_CASE("gemm_all_reduce: every rank holds the full C, each partial once; every variant on 1, 2, 4, 8 ranks") {
+TEST_CASE("gemm_all_reduce: every rank holds the full C, each partial once, every variant on 1, 2, 4, 8 ranks") {
   const auto node = pt::mi300x_node(8);
   for (const V variant : {V::kBsp, V::kOneShot, V::kAtomics}) {
     for (std::uint32_t ranks : {1u, 2u, 4u, 8u}) {

@@ -68,7 +68,7 @@ TEST_CASE("a hand-written push trace gives the hand-computed makespan") {
   CHECK(r.mall_hit_rate == doctest::Approx(1.0));
 }
 
-TEST_CASE("kernels on one stream run in order; on two streams they overlap") {
+TEST_CASE("kernels on one stream run in order, on two streams they overlap") {
   auto make = [](std::uint32_t second_stream) {
     TraceBuilder t(1);
     ProgramBuilder work("work");

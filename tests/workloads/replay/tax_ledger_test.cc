@@ -72,7 +72,7 @@ TEST_CASE("launch latency is launch overhead: one per kernel on a stream, none w
   }
 }
 
-TEST_CASE("a single kernel has no inter-kernel locality tax; a consumer of another kernel's output has") {
+TEST_CASE("a single kernel has no inter-kernel locality tax, a consumer of another kernel's output has") {
   const auto fused = replay_trace(producer_consumer(true), mi300x(1, 1'000'000));
   check_exact_sums(fused);
   CHECK(at(fused.times, TimeCategory::kInterKernelLocality) == 0);
@@ -96,7 +96,7 @@ TEST_CASE("a single kernel has no inter-kernel locality tax; a consumer of anoth
   CHECK(ablated.makespan_ps < split.makespan_ps);
 }
 
-TEST_CASE("waiting for a peer's flag is bulk-synchronous; the idle GPU's span still adds up") {
+TEST_CASE("waiting for a peer's flag is bulk-synchronous, the idle GPU's span still adds up") {
   // Rank 0 computes, then stores 1 MiB to rank 1 and releases a flag; rank 1 waits, then loads.
   TraceBuilder t(2);
   const auto inbox = t.buffer("inbox", kMiB);

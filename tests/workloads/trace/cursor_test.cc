@@ -54,7 +54,7 @@ TEST_CASE("a loop of count zero skips its body, nested loops included") {
   CHECK(ops[1].a == 2);
 }
 
-TEST_CASE("a loop count may depend on the workgroup; a negative count throws") {
+TEST_CASE("a loop count may depend on the workgroup, a negative count throws") {
   ProgramBuilder p("by_wg");
   p.loop(wg() - 2).compute(loop(0)).end_loop();
   const Program prog = std::move(p).build();

@@ -2,6 +2,7 @@
 // rules (division toward zero), and malformed text names its column.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 
 #include "tests/workloads/trace/trace_test_support.h"
@@ -106,4 +107,24 @@ TEST_CASE("builder sugar refuses what a single term cannot hold") {
   CHECK_THROWS_AS(reg(8), std::out_of_range);
   CHECK_THROWS_AS(wg() + rank() + loop(0) + loop(1), std::length_error);
   CHECK(var_name(static_cast<std::uint8_t>(Var::kNumRanks)) == "nranks");
+}
+
+// Found by probing the fuzz_trace_text target at the 64-bit limits (the sums, products and
+// negations below were signed overflow, undefined behaviour that UBSan reports).
+TEST_CASE("constants and coefficients beyond 64 bits are errors, not overflow") {
+  CHECK(parse_error("9223372036854775807 + 1") == "the constant is out of range at column 24");
+  CHECK(parse_error("9223372036854775808") == "integer out of range at column 1");
+  CHECK(parse_error("4611686018427387904*wg*2") == "the coefficient is out of range at column 25");
+  CHECK(parse_error("9223372036854775807*wg + wg") == "the coefficients of wg add up beyond 64 bits at column 28");
+  CHECK(parsed("wg*-9223372036854775808") == Expr::of(Var::kWg, std::numeric_limits<std::int64_t>::min()));
+}
+
+TEST_CASE("the most negative constant and coefficient print and parse back") {
+  for (const char* text : {"-9223372036854775808", "wg - 9223372036854775807 - 1", "-9223372036854775808*wg",
+                           "9223372036854775807*wg - 9223372036854775808"}) {
+    const Expr e = parsed(text);
+    CHECK_MESSAGE(parsed(to_string(e)) == e, text, " printed as ", to_string(e));
+  }
+  CHECK(to_string(parsed("wg - 9223372036854775807 - 1")) == "wg - 9223372036854775808");
+  CHECK(to_string(parsed("-9223372036854775808*wg")) == "-9223372036854775808*wg");
 }

@@ -145,6 +145,51 @@ TEST_CASE("any single corrupted byte gives a trace or a TraceError, nothing else
   }
 }
 
+// Found by fuzz_trace_binary: a name that is not UTF-8 read fine, and then `trace convert` to
+// text failed inside the JSON writer ("run failed", exit 1) instead of naming the bad byte.
+TEST_CASE("a name that is not valid UTF-8 is corrupt: the text form could not hold it") {
+  Trace t = test::sample_trace();
+  t.buffers[0].name = "A\xff";
+  // The first buffer's name follows the magic, version, ranks and buffer count.
+  CHECK(error_of(bytes_of(t)) == "t.tsrt: byte 20: buffer 0 name: not valid UTF-8 (corrupt)");
+  for (const std::string bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"}) {
+    t.buffers[0].name = bad;  // overlong '/', a surrogate, past U+10FFFF, cut short
+    CHECK(error_of(bytes_of(t)).find("not valid UTF-8") != std::string::npos);
+  }
+  t.buffers[0].name = "tile \xc2\xb5 \xe2\x82\xac \xf0\x9f\x98\x80";  // µ, €, an emoji
+  CHECK(read_bytes(bytes_of(t)).buffers[0].name == t.buffers[0].name);
+}
+
+// Found by fuzz_trace_binary: these read, but `trace convert` to text gave a different trace
+// (the text reader drops a zero term and merges repeated ones) or one its reader refuses (a
+// name defined twice).
+TEST_CASE("what the text form cannot hold is corrupt: zero or repeated terms, buffer or program names twice") {
+  Trace t = test::sample_trace();
+  Expr raw(7);  // built by hand: Expr::add would drop or merge these terms
+  raw.num_terms = 2;
+  raw.terms[0] = Term{0, static_cast<std::uint8_t>(Var::kRank), 1, 0};
+  raw.terms[1] = Term{2, static_cast<std::uint8_t>(Var::kWg), 1, 0};
+  t.programs[0].instrs[0].a = raw;
+  CHECK(error_of(bytes_of(t)).find("program 0 instruction 0 expression a: a term with coefficient 0 (corrupt)") !=
+        std::string::npos);
+  raw.terms[0] = Term{3, static_cast<std::uint8_t>(Var::kWg), 1, 0};
+  t.programs[0].instrs[0].a = raw;
+  CHECK(error_of(bytes_of(t)).find("expression a: term 1 repeats the variable, divisor and modulus of term 0 (corrupt)") !=
+        std::string::npos);
+
+  t = test::sample_trace();
+  t.buffers[1].name = t.buffers[0].name;
+  CHECK(error_of(bytes_of(t)).find("buffer 1 name: buffer 'A' is defined twice (corrupt)") != std::string::npos);
+  t = test::sample_trace();
+  REQUIRE(t.programs.size() >= 2);
+  t.programs[1].name = t.programs[0].name;
+  CHECK(error_of(bytes_of(t)).find("program 1 name: program '" + t.programs[0].name + "' is defined twice (corrupt)") !=
+        std::string::npos);
+  t = test::sample_trace();
+  t.programs[0].name = t.buffers[0].name;  // a buffer and a program may share a name, as in the text form
+  CHECK(error_of(bytes_of(t)) == "");
+}
+
 TEST_CASE("a binary trace that breaks a rule is reported with validate's words") {
   Trace t = test::sample_trace();
   t.kernels[0].grid = 0;

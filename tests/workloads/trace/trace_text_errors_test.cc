@@ -54,6 +54,27 @@ TEST_CASE("bad JSON and non-objects") {
   check_error({kHeader, program_with(R"({"op": "compute", "flops": 1, "flops": 2})")}, "t.jsonl:2: flops: duplicate key");
 }
 
+// Found by fuzz_trace_text: nlohmann reports a number overflow as out_of_range, not as a
+// parse_error, and it escaped read_trace_text (the program said "run failed", exit 1).
+TEST_CASE("a number beyond a double's range is bad JSON at its line") {
+  check_error({R"({"tessera_trace": 1e999, "ranks": 2})"}, "t.jsonl:1: bad JSON: number overflow parsing '1e999'");
+  check_error({kHeader, R"({"buffer": "A", "bytes": -999999900E00000000000000841})"}, "t.jsonl:2: bad JSON: ",
+              "number overflow");
+}
+
+// Found probing fuzz_trace_text: with a million ranks, each `{"host": "sync"}` line (15 bytes)
+// added a million commands, so a 4 KB trace asked for more than 2 GB.
+TEST_CASE("host commands are bounded over all ranks, so a few lines cannot ask for gigabytes") {
+  const std::string header = R"({"tessera_trace": 1, "ranks": 1048576})";
+  const std::string sync = R"({"host": "sync"})";
+  CHECK(error_of({header, sync}) == "");
+  CHECK(error_of({header, sync, sync}) ==
+        "t.jsonl:3: host: more than 1048576 host commands over all ranks (one without a rank counts once for each of "
+        "the 1048576 ranks)");
+  CHECK(error_of({header, sync, R"({"host": "rank_barrier", "rank": 7})"}).find("more than 1048576 host commands") !=
+        std::string::npos);
+}
+
 TEST_CASE("the header: first, once, the right version, sensible ranks") {
   CHECK(error_of({}) == R"(t.jsonl: no header: the first line must be {"tessera_trace": 1, "ranks": N})");
   check_error({kBuffer}, "t.jsonl:1: the first record must be the header");

@@ -89,7 +89,7 @@ TEST_CASE("launch: one workgroup count fits the launch latency alone and says wh
   CHECK(out.not_fitted[0].key == "gpu.dispatch.workgroup_dispatch");
 }
 
-TEST_CASE("hbm: time = a + 2 bytes / bandwidth gives the bandwidth; copies within the L2's reach are left out") {
+TEST_CASE("hbm: time = a + 2 bytes / bandwidth gives the bandwidth, copies within the L2's reach are left out") {
   SyntheticPoints s;
   const double bytes_per_ns = 4100.0;  // 4.1 TB/s
   for (const double bytes : {256.0 * (1 << 20), 512.0 * (1 << 20), 1024.0 * (1 << 20), 2048.0 * (1 << 20)}) {
