@@ -11,8 +11,11 @@ root=$(pwd)
 seconds=${1:-60}
 jobs=${TESSERA_JOBS:-2}
 
+# The compilers come through CXX, which CMake reads at the first configure only: naming another
+# spelling of the cached one later (-DCMAKE_CXX_COMPILER) would wipe the cache and rebuild all.
+
 # ---- Fuzzing ------------------------------------------------------------------------------------
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTESSERA_FUZZ=ON -DTESSERA_SANITIZE=address,undefined -DTESSERA_KERNELS=off -DTESSERA_BUILD_TESTS=OFF
 cmake --build build-fuzz -j"$jobs" --target tessera_fuzz
 
@@ -51,7 +54,7 @@ if [ ${#failed[@]} -ne 0 ]; then
 fi
 
 # ---- Sanitizers ---------------------------------------------------------------------------------
-cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+CXX=g++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTESSERA_SANITIZE=address,undefined -DTESSERA_KERNELS=off
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

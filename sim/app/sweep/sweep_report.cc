@@ -62,7 +62,10 @@ std::string bar_chart(const std::vector<std::string>& labels, const std::vector<
     longest_label = std::max(longest_label, labels[i].size());
   }
   if (max_ns <= 0) max_ns = 1;
-  const auto [unit_ns, unit_name] = time_unit(max_ns);
+  // Not a structured binding: the lambdas below capture unit_ns, which clang 14 refuses for a binding.
+  const std::pair<double, const char*> unit = time_unit(max_ns);
+  const double unit_ns = unit.first;
+  const char* const unit_name = unit.second;
   const double step = nice_step(max_ns / unit_ns);
   const double axis_max = std::ceil(max_ns / unit_ns / step) * step;
   // Rotated by 40 degrees, a label of c characters (about 6.2 px each) spans 0.64 c x 6.2 px

@@ -48,6 +48,21 @@ inline std::filesystem::path scratch_dir() {
   return dir;
 }
 
+// An empty folder of that name in the scratch folder, for a command's --out.
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir = scratch_dir() / name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+// A sweep's results.csv without its last column: wall_s, the only one that may differ between runs.
+inline std::string without_wall_s(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string out;
+  for (std::string line; std::getline(in, line);) out += line.substr(0, line.rfind(',')) + "\n";
+  return out;
+}
+
 inline std::filesystem::path write_file(const std::string& name, const std::string& text) {
   const auto path = scratch_dir() / name;
   std::ofstream(path) << text;

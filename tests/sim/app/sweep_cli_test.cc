@@ -14,26 +14,13 @@
 namespace {
 
 namespace fs = std::filesystem;
+using tessera::test::fresh_dir;
 using tessera::test::read_all;
 using tessera::test::run_tessera;
-using tessera::test::scratch_dir;
+using tessera::test::without_wall_s;
 using tessera::test::write_file;
 
 const std::string kTinyStudy = std::string(TESSERA_SWEEP_FIXTURES) + "/tiny.yaml";
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = scratch_dir() / name;
-  fs::remove_all(dir);
-  return dir;
-}
-
-// results.csv without its last column (wall_s, the only one that may differ between runs).
-std::string without_wall_s(const std::string& csv) {
-  std::istringstream in(csv);
-  std::string out;
-  for (std::string line; std::getline(in, line);) out += line.substr(0, line.rfind(',')) + "\n";
-  return out;
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::istringstream in(text);

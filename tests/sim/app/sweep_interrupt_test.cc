@@ -23,9 +23,10 @@
 namespace {
 
 namespace fs = std::filesystem;
+using tessera::test::fresh_dir;
 using tessera::test::read_all;
 using tessera::test::run_tessera;
-using tessera::test::scratch_dir;
+using tessera::test::without_wall_s;
 using tessera::test::write_file;
 
 // Eight PHOLD points of ~0.3 s each (a few million events; seconds on a loaded machine): long
@@ -38,19 +39,6 @@ const char* kStudy =
     "sweep:\n"
     "  grid:\n"
     "    seed: [1, 2, 3, 4, 5, 6, 7, 8]\n";
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = scratch_dir() / name;
-  fs::remove_all(dir);
-  return dir;
-}
-
-std::string without_wall_s(const std::string& csv) {
-  std::istringstream in(csv);
-  std::string out;
-  for (std::string line; std::getline(in, line);) out += line.substr(0, line.rfind(',')) + "\n";
-  return out;
-}
 
 std::size_t line_count(const std::string& text) {
   std::size_t n = 0;
