@@ -97,7 +97,11 @@ __device__ inline void store_kv_block(__half* tile, const uint4 (&chunks)[Attent
   }
 }
 
-template <int D>
+// ResidentKv (the attention_step microbenchmark): the same KV loop, but every KV block is block 0 of K and of V,
+// held in registers after one global load (the loads of later blocks are skipped; the register -> shared-memory
+// stores, the matrix work, the softmax and every barrier stay), and workgroup w writes its O block at w * block_m
+// rows of O from Q block 0 of head 0. `seq_len` then only gives the KV blocks streamed (seq_len / block_n).
+template <int D, bool ResidentKv = false>
 __global__ void __launch_bounds__(kThreads)
     flash_attention_forward_kernel(const __half* __restrict__ q, const __half* __restrict__ k,
                                    const __half* __restrict__ v, __half* __restrict__ o, int batch, int q_heads,
@@ -119,7 +123,8 @@ __global__ void __launch_bounds__(kThreads)
   float* row_scale = reinterpret_cast<float*>(shared + S::kRowScaleOffset) + wave * kStrip;
 
   const int q_blocks = seq_len / kBlockM;
-  const AttentionCoord coord = attention_coord(blockIdx.x, batch, q_heads, q_blocks, dies, mapping);
+  const AttentionCoord coord =
+      ResidentKv ? AttentionCoord{0, 0, 0} : attention_coord(blockIdx.x, batch, q_heads, q_blocks, dies, mapping);
   const int group = q_heads / kv_heads;
   const std::size_t head_elements = static_cast<std::size_t>(seq_len) * D;
   const std::size_t q_head = static_cast<std::size_t>(coord.batch) * q_heads + coord.head;
@@ -127,7 +132,7 @@ __global__ void __launch_bounds__(kThreads)
   const __half* q_rows = q + q_head * head_elements;
   const __half* k_rows = k + kv_head * head_elements;
   const __half* v_rows = v + kv_head * head_elements;
-  __half* o_rows = o + q_head * head_elements;
+  __half* o_rows = ResidentKv ? o + static_cast<std::size_t>(blockIdx.x) * kBlockM * D : o + q_head * head_elements;
   const int first_row = coord.q_block * kBlockM + wave * kStrip;
 
   mma::FragmentA q_fragments[kDTiles];
@@ -158,7 +163,7 @@ __global__ void __launch_bounds__(kThreads)
     const std::size_t next_offset = static_cast<std::size_t>(block + 1) * kBlockN * D;
     __syncthreads();  // every wave has finished reading the previous V tile
     store_kv_block<D>(kv_tile, k_next);
-    if (block + 1 < kv_blocks) load_kv_block<D>(k_next, k_rows + next_offset);
+    if (!ResidentKv && block + 1 < kv_blocks) load_kv_block<D>(k_next, k_rows + next_offset);
     __syncthreads();  // the K tile is complete
 
     // S = Q K^T for this wave's 16 rows (K^T: the row-major K tile read column-major).
@@ -177,7 +182,7 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();  // S strips written; every wave is done with the K tile
 
     store_kv_block<D>(kv_tile, v_next);
-    if (block + 1 < kv_blocks) load_kv_block<D>(v_next, v_rows + next_offset);
+    if (!ResidentKv && block + 1 < kv_blocks) load_kv_block<D>(v_next, v_rows + next_offset);
 
     // Online softmax, in log2 units (scale_log2 = log2(e) / sqrt(d)).
     float scores[kColumnsPerLane];
@@ -271,9 +276,9 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-template <int D>
+template <int D, bool ResidentKv = false>
 void enable_attention_shared_memory() {
-  HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(&flash_attention_forward_kernel<D>),
+  HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(&flash_attention_forward_kernel<D, ResidentKv>),
                                 hipFuncAttributeMaxDynamicSharedMemorySize, AttentionShared<D>::kBytes));
 }
 
@@ -438,6 +443,103 @@ class FlashAttentionForward final : public Case {
   __half* o_ = nullptr;
 };
 
+
+// attention_step (microbenchmark, 1 rank): the achieved matrix rate of the attention kernel's KV step (load K tile
+// into shared memory, S = Q K^T, online softmax through shared memory, V tile, O = O * rescale + P V, with every
+// barrier) on one KV block held in registers, so that no global memory traffic is timed: the attention pattern's
+// inner loop at its occupancy (workgroups 0: as many as the GPU holds at once, which is what the pattern's grid of
+// thousands of workgroups keeps resident). What it calibrates: Tessera's per-kernel matrix efficiency of the
+// `attention` kernel (gpu.compute.kernel_efficiency.attention); it is never run as a Tessera workload.
+//
+// Check: every KV block is the same (K0, V0), so the online softmax over `iterations` copies of block 0 gives
+// exactly the attention of Q over the 64 keys of block 0: each workgroup's O block must equal the double reference
+// softmax(Q K0^T / sqrt(d)) V0, all rows, all workgroups.
+constexpr int kStepHeadDim = 128;
+
+class AttentionStep final : public Case {
+ public:
+  explicit AttentionStep(const Params& params)
+      : iterations_(static_cast<int>(params.integer("iterations"))),
+        workgroups_(static_cast<int>(params.integer("workgroups"))) {
+    if (params.integer("iterations") < 1 || params.integer("iterations") > (1 << 20) / kBlockN) {
+      throw std::invalid_argument("iterations: 1 to 16384 KV blocks per workgroup");
+    }
+    if (params.integer("workgroups") < 0 || params.integer("workgroups") > (1 << 16)) {
+      throw std::invalid_argument("workgroups: 0 to 65536");
+    }
+  }
+
+  void setup(Context& context) override {
+    context.use(0);
+    enable_attention_shared_memory<kStepHeadDim, true>();
+    int per_cu = 0;
+    HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_cu, flash_attention_forward_kernel<kStepHeadDim, true>, kThreads, AttentionShared<kStepHeadDim>::kBytes));
+    hipDeviceProp_t props{};
+    HIP_CHECK(hipGetDeviceProperties(&props, context.device(0)));
+    resident_ = per_cu * props.multiProcessorCount;
+    if (workgroups_ == 0) workgroups_ = resident_;
+    q_ = context.allocate<__half>(0, static_cast<std::size_t>(kBlockM) * kStepHeadDim);
+    k_ = context.allocate<__half>(0, static_cast<std::size_t>(kBlockN) * kStepHeadDim);
+    v_ = context.allocate<__half>(0, static_cast<std::size_t>(kBlockN) * kStepHeadDim);
+    o_ = context.allocate<__half>(0, out_count());
+    fill_uniform(context, 0, q_, static_cast<std::size_t>(kBlockM) * kStepHeadDim, context.seed() * 4 + 1, -kQRange, kQRange);
+    fill_uniform(context, 0, k_, static_cast<std::size_t>(kBlockN) * kStepHeadDim, context.seed() * 4 + 2, -1.0f, 1.0f);
+    fill_uniform(context, 0, v_, static_cast<std::size_t>(kBlockN) * kStepHeadDim, context.seed() * 4 + 3, -1.0f, 1.0f);
+  }
+
+  void poison_outputs(Context& context) override { poison(context, 0, o_, out_count() * sizeof(__half)); }
+
+  void enqueue(Context& context, int /*rank*/) override {
+    const float scale_log2 = static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(kStepHeadDim)));
+    hipLaunchKernelGGL((flash_attention_forward_kernel<kStepHeadDim, true>), dim3(workgroups_), dim3(kThreads),
+                       AttentionShared<kStepHeadDim>::kBytes, context.stream(0), q_, k_, v_, o_, 1, 1, 1,
+                       iterations_ * kBlockN, 1, AttentionMapping::naive_head_first, 0, scale_log2);
+  }
+
+  CheckResult check(Context& context) override {
+    const std::vector<float> q = copy_to_host(context, 0, q_, static_cast<std::size_t>(kBlockM) * kStepHeadDim);
+    const std::vector<float> k = copy_to_host(context, 0, k_, static_cast<std::size_t>(kBlockN) * kStepHeadDim);
+    const std::vector<float> v = copy_to_host(context, 0, v_, static_cast<std::size_t>(kBlockN) * kStepHeadDim);
+    std::vector<double> block(static_cast<std::size_t>(kBlockM) * kStepHeadDim);
+    const double scale = 1.0 / std::sqrt(static_cast<double>(kStepHeadDim));
+    for (int row = 0; row < kBlockM; ++row) {
+      reference_attention_row(q.data() + static_cast<std::size_t>(row) * kStepHeadDim, k.data(), v.data(), kBlockN,
+                              kStepHeadDim, scale, block.data() + static_cast<std::size_t>(row) * kStepHeadDim);
+    }
+    std::vector<double> expected;
+    expected.reserve(out_count());
+    for (int w = 0; w < workgroups_; ++w) expected.insert(expected.end(), block.begin(), block.end());
+    // As the attention check (5e-3 of the largest value); here the fp32 sums run over iterations x 64 equal terms.
+    CheckResult result = compare_relative(copy_to_host(context, 0, o_, out_count()), expected, 5e-3, "O");
+    result.detail = "every workgroup's O block (all rows) vs double softmax(Q K0^T/sqrt(d)) V0 (iterations copies of "
+                    "KV block 0 = the attention over block 0); " + result.detail;
+    return result;
+  }
+
+  void derive_metrics(const Context& /*context*/, const Timing& timing, nlohmann::json& metrics) const override {
+    // Tessera's count: 4 * block_m * block_n * head_dim per KV block (S = Q K^T and P V).
+    const double flops = 4.0 * kBlockM * kBlockN * kStepHeadDim * static_cast<double>(iterations_) * workgroups_;
+    metrics["counted_flops"] = flops;
+    metrics["matrix_TFLOPs_median"] = flops / timing.median_ns / 1e3;
+    metrics["matrix_TFLOPs_mean"] = flops / timing.mean_ns / 1e3;
+    metrics["workgroups"] = workgroups_;
+    metrics["resident_workgroups"] = resident_;
+    metrics["shared_memory_bytes"] = AttentionShared<kStepHeadDim>::kBytes;
+  }
+
+ private:
+  std::size_t out_count() const { return static_cast<std::size_t>(workgroups_) * kBlockM * kStepHeadDim; }
+
+  int iterations_;
+  int workgroups_;
+  int resident_ = 0;
+  __half* q_ = nullptr;
+  __half* k_ = nullptr;
+  __half* v_ = nullptr;
+  __half* o_ = nullptr;
+};
+
 }  // namespace
 
 CaseInfo attention_case() {
@@ -474,6 +576,37 @@ CaseInfo attention_case() {
                           {"causal", params.integer("causal") != 0},
                           {"mapping", params.text("mapping")},
                           {"ranks", ranks}};
+  };
+  return info;
+}
+
+}  // namespace tk
+
+namespace tk {
+
+CaseInfo attention_step_case() {
+  CaseInfo info;
+  info.name = "attention_step";
+  info.kind = "microbenchmark";
+  info.description =
+      "achieved fp16 matrix rate of the attention kernel's KV step (Q K^T, online softmax, P V; 128 x 64 blocks, "
+      "head_dim 128) on one KV block held in registers: no global memory traffic";
+  info.params = {
+      {"iterations", ParamType::integer, "2048", "KV blocks per workgroup (at most 16384)"},
+      {"workgroups", ParamType::integer, "0", "grid; 0: as many as the GPU holds at once (the pattern's occupancy)"},
+  };
+  info.make = [](const Params& params, int) { return std::make_unique<AttentionStep>(params); };
+  info.tessera_workload = [](const Params& /*params*/, int) {
+    return nlohmann::json{
+        {"kind", "attention_step"},
+        {"calibrates", "gpu.compute.kernel_efficiency.attention"},
+        {"note", "not a Tessera workload: the KV step of the attention kernel (block_m 128, block_n 64, head_dim 128, "
+                 "fp16, fp32 accumulation) on one resident KV block, repeated; efficiency = achieved / peak FLOP/s"},
+        {"dtype", "fp16"},
+        {"kernel", "attention"},
+        {"block_m", kBlockM},
+        {"block_n", kBlockN},
+        {"head_dim", kStepHeadDim}};
   };
   return info;
 }

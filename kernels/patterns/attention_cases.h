@@ -7,7 +7,8 @@
 
 namespace tk {
 
-CaseInfo attention_case();     // patterns/attention.hip
+CaseInfo attention_case();       // patterns/attention.hip
+CaseInfo attention_step_case();  // patterns/attention.hip (microbenchmark)
 CaseInfo flash_decode_case();  // patterns/flash_decode.hip
 
 void append_attention_cases(std::vector<CaseInfo>& cases);

@@ -168,10 +168,13 @@ CaseInfo matrix_rate_case() {
       {"block_k", ParamType::integer, "32", "K-loop step"},
       {"iterations", ParamType::integer, "8192", "block_k steps per workgroup (at most 32768)"},
       {"workgroups", ParamType::integer, "0", "grid; 0: as many as the GPU holds at once (every slot of every CU/SM)"},
+      {"kernel", ParamType::text, "",
+       "the Tessera kernel whose inner loop this tile loop is (gemm, gemm_all_scatter, ...): the fit writes "
+       "gpu.compute.kernel_efficiency for it at workgroups / SMs resident per SM; empty: matrix_efficiency only"},
   };
   info.make = [](const Params& params, int) { return std::make_unique<MatrixRate>(params); };
   info.tessera_workload = [](const Params& params, int) {
-    return nlohmann::json{
+    nlohmann::json workload{
         {"kind", "matrix_rate"},
         {"calibrates", "gpu.compute.matrix_efficiency.fp16"},
         {"note", "not a Tessera workload: the K-loop step of the gemm tile loop (block_m x block_n x block_k fp16, "
@@ -180,6 +183,8 @@ CaseInfo matrix_rate_case() {
         {"block_m", params.integer("block_m")},
         {"block_n", params.integer("block_n")},
         {"block_k", params.integer("block_k")}};
+    if (!params.text("kernel").empty()) workload["kernel"] = params.text("kernel");
+    return workload;
   };
   return info;
 }
