@@ -46,6 +46,29 @@ double cu_matrix_flops_per_ps(const ComputeSpec& spec, Dtype dtype) {
   return per_clock * (spec.clock_hz / 1e12) * efficiency;
 }
 
+const KernelEfficiency* kernel_efficiency_of(const ComputeSpec& spec, std::string_view kernel, Dtype dtype) {
+  for (const KernelEfficiency& k : spec.kernel_efficiency) {
+    if (k.kernel == kernel && k.dtype == dtype_name(dtype) && !k.efficiency.empty()) return &k;
+  }
+  return nullptr;
+}
+
+double efficiency_at(const ComputeSpec& spec, Dtype dtype, const KernelEfficiency* curve, std::uint32_t resident) {
+  if (curve == nullptr) return rate_of(spec.matrix_efficiency, dtype);
+  const std::size_t i = std::min<std::size_t>(std::max<std::uint32_t>(resident, 1) - 1, curve->efficiency.size() - 1);
+  return curve->efficiency[i];
+}
+
+double compute_exact_ps(double flops, Dtype dtype, const ComputeSpec& spec, double efficiency) {
+  if (!(flops >= 0)) throw std::invalid_argument("FLOP count must be non-negative");
+  const double per_clock = rate_of(spec.matrix_flops_per_clock_per_cu, dtype);
+  if (!(per_clock > 0) || !(spec.clock_hz > 0) || !(efficiency > 0)) {
+    throw std::invalid_argument("no positive matrix rate for " + std::string(dtype_name(dtype)) +
+                                " (matrix_flops_per_clock_per_cu, clock_hz and the efficiency must be > 0)");
+  }
+  return flops / (per_clock * (spec.clock_hz / 1e12) * efficiency);
+}
+
 double compute_exact_ps(double flops, Dtype dtype, const ComputeSpec& spec) {
   if (!(flops >= 0)) throw std::invalid_argument("FLOP count must be non-negative");
   return flops / cu_matrix_flops_per_ps(spec, dtype);

@@ -45,7 +45,10 @@ KernelId GpuCompute::launch(KernelLaunch launch) {
   record.enqueue_ps = now();
   records_.push_back(std::move(record));
   CuPartition partition = launch.partition ? *launch.partition : CuPartition::all(spec_.compute);
-  states_.push_back(KernelState{std::move(launch), std::move(partition), {}, 0, false});
+  states_.push_back(KernelState{std::move(launch), std::move(partition), {}, 0, false, {}});
+  for (std::size_t d = 0; d < kNumDtypes; ++d) {
+    states_.back().efficiency[d] = kernel_efficiency_of(spec_.compute, states_.back().launch.name, static_cast<Dtype>(d));
+  }
   const std::uint32_t stream = states_.back().launch.stream;
   if (stream >= streams_.size()) streams_.resize(stream + 1);
   streams_[stream].queue.push_back(id);
@@ -143,7 +146,7 @@ void GpuCompute::on_dispatched(const sim::Payload& payload) {
 }
 
 void WorkgroupContext::compute(double flops, Dtype dtype, sim::Handler when_done, sim::Payload payload) {
-  owner_->compute(cu_, flops, dtype, when_done, payload);
+  owner_->compute_for(kernel_, cu_, flops, dtype, when_done, payload);
 }
 
 void WorkgroupContext::done() {
@@ -218,6 +221,21 @@ void GpuCompute::compute(std::uint32_t cu, double flops, Dtype dtype, sim::Handl
   if (cu >= matrix_.size()) throw std::out_of_range("CU index out of range");
   if (!when_done) throw std::invalid_argument("compute needs a completion handler");
   matrix_[cu].add(now(), compute_exact_ps(flops, dtype, spec_.compute), when_done, payload);
+  matrix_flops_->add(static_cast<std::uint64_t>(flops));
+  reschedule_matrix(cu);
+}
+
+void GpuCompute::compute_for(KernelId kernel, std::uint32_t cu, double flops, Dtype dtype, sim::Handler when_done,
+                             sim::Payload payload) {
+  const KernelEfficiency* curve = states_.at(kernel).efficiency[static_cast<std::size_t>(dtype)];
+  if (curve == nullptr) {
+    compute(cu, flops, dtype, when_done, payload);
+    return;
+  }
+  if (cu >= matrix_.size()) throw std::out_of_range("CU index out of range");
+  if (!when_done) throw std::invalid_argument("compute needs a completion handler");
+  const double efficiency = efficiency_at(spec_.compute, dtype, curve, cus_.resident(cu));
+  matrix_[cu].add(now(), compute_exact_ps(flops, dtype, spec_.compute, efficiency), when_done, payload);
   matrix_flops_->add(static_cast<std::uint64_t>(flops));
   reschedule_matrix(cu);
 }

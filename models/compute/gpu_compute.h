@@ -27,6 +27,7 @@
 // matrix_flops (count), cu_occupied_ps (CU-ps with >= 1 resident workgroup, added when a CU
 // empties), matrix_busy_ps (CU-ps with >= 1 matrix job, added when a unit empties), and
 // kernel_time_ps (accumulator: launch to completion). Per-kernel times: kernels().
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -83,6 +84,8 @@ class GpuCompute : public sim::Component {
     std::vector<std::uint64_t> next_k;  // per die position: index k of the next workgroup to dispatch
     std::uint32_t finished = 0;
     bool started = false;
+    // Per Dtype: the kernel's kernel_efficiency entry (nullptr: matrix_efficiency), found at launch.
+    std::array<const KernelEfficiency*, kNumDtypes> efficiency{};
   };
   struct Stream {
     std::deque<KernelId> queue;
@@ -94,6 +97,9 @@ class GpuCompute : public sim::Component {
     bool busy = false;
   };
 
+  // A workgroup of `kernel` computes: at the kernel's efficiency for the CU's occupancy now.
+  void compute_for(KernelId kernel, std::uint32_t cu, double flops, Dtype dtype, sim::Handler when_done,
+                   sim::Payload payload);
   void start_next(std::uint32_t stream);
   void on_launched(const sim::Payload& payload);
   void try_dispatch(std::uint32_t die);

@@ -30,6 +30,29 @@ const Schema<DtypeRates>& rates_schema(const char* what) {
   return std::string_view(what) == "flops" ? flops : efficiency;
 }
 
+const Schema<KernelEfficiency>& kernel_efficiency_schema() {
+  static const Schema<KernelEfficiency> s =
+      Schema<KernelEfficiency>("kernel_efficiency",
+                               "matrix efficiency of one kernel's inner loop by occupancy (replaces matrix_efficiency "
+                               "for that kernel and data type)")
+          .string("kernel", &KernelEfficiency::kernel, "kernel name as the trace names it (gemm, attention, ...)")
+          .required()
+          .choice("dtype", &KernelEfficiency::dtype, {"fp16", "bf16", "fp8", "fp32"}, "data type it applies to")
+          .real_list("efficiency", &KernelEfficiency::efficiency,
+                     "achieved / peak matrix rate of a CU with 1, 2, ... resident workgroups (fractions in (0, 1]); "
+                     "the last entry holds for more")
+          .required()
+          .check([](const KernelEfficiency& k) -> std::optional<std::string> {
+            if (k.kernel.empty()) return "kernel: must not be empty";
+            if (k.efficiency.empty()) return "efficiency: needs at least one value";
+            for (double e : k.efficiency) {
+              if (!(e > 0 && e <= 1)) return "efficiency: every value must be in (0, 1]";
+            }
+            return std::nullopt;
+          });
+  return s;
+}
+
 const Schema<ComputeSpec>& compute_schema() {
   static const Schema<ComputeSpec> s =
       Schema<ComputeSpec>("compute", "compute dies and units of one GPU")
@@ -42,7 +65,22 @@ const Schema<ComputeSpec>& compute_schema() {
           .count("workgroup_slots_per_cu", &ComputeSpec::workgroup_slots_per_cu, "resident workgroups per CU")
           .range(1, 64)
           .nested("matrix_flops_per_clock_per_cu", &ComputeSpec::matrix_flops_per_clock_per_cu, rates_schema("flops"))
-          .nested("matrix_efficiency", &ComputeSpec::matrix_efficiency, rates_schema("efficiency"));
+          .nested("matrix_efficiency", &ComputeSpec::matrix_efficiency, rates_schema("efficiency"))
+          .nested_list("kernel_efficiency", &ComputeSpec::kernel_efficiency, kernel_efficiency_schema(),
+                       "per kernel and data type: matrix efficiency by resident workgroups per CU (calibrated from "
+                       "the kernel's inner-loop microbenchmark); kernels not listed use matrix_efficiency")
+          .check([](const ComputeSpec& c) -> std::optional<std::string> {
+            for (std::size_t i = 0; i < c.kernel_efficiency.size(); ++i) {
+              for (std::size_t j = 0; j < i; ++j) {
+                if (c.kernel_efficiency[i].kernel == c.kernel_efficiency[j].kernel &&
+                    c.kernel_efficiency[i].dtype == c.kernel_efficiency[j].dtype) {
+                  return "kernel_efficiency: two entries for kernel '" + c.kernel_efficiency[i].kernel + "' and " +
+                         c.kernel_efficiency[i].dtype;
+                }
+              }
+            }
+            return std::nullopt;
+          });
   return s;
 }
 

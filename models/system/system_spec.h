@@ -26,6 +26,15 @@ struct DtypeRates {
   double fp32 = 0;
 };
 
+// The matrix efficiency of one kernel's inner loop (a kernel of that trace name) for one data type,
+// by occupancy: efficiency[i] is achieved / peak matrix rate of a CU with i + 1 resident workgroups;
+// the last entry holds for more. Measured by a microbenchmark of that kernel's inner loop.
+struct KernelEfficiency {
+  std::string kernel;
+  std::string dtype = "fp16";
+  std::vector<double> efficiency;
+};
+
 struct ComputeSpec {
   std::uint32_t num_dies = 8;              // XCDs (AMD); on NVIDIA the two halves owning an L2 partition
   std::uint32_t compute_units_per_die = 38;
@@ -33,6 +42,7 @@ struct ComputeSpec {
   std::uint32_t workgroup_slots_per_cu = 8;
   DtypeRates matrix_flops_per_clock_per_cu{2048, 2048, 4096, 256};  // dense
   DtypeRates matrix_efficiency{1, 1, 1, 1};  // achieved / peak for a tile loop; calibrated
+  std::vector<KernelEfficiency> kernel_efficiency;  // per kernel and occupancy; else matrix_efficiency
 };
 
 struct DispatchSpec {

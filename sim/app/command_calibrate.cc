@@ -1,4 +1,4 @@
-// tessera calibrate --measured DIR --system SYSTEM [--out FILE] [--jobs N] [--no-refine]
+// tessera calibrate --measured DIR [--measured DIR ...] --system SYSTEM [--out FILE] [--jobs N] [--no-refine]
 // Fits the parameters that specifications do not give to the microbenchmark results of the HIP
 // kernel suite and writes a calibrated system file (docs/validation.md, "Calibration").
 #include <filesystem>
@@ -7,6 +7,7 @@
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/app/atomic_file.h"
 #include "sim/app/calibration/calibrated_system_yaml.h"
@@ -55,6 +56,13 @@ void check_reads_back(const std::string& text, const CalibrationResult& result) 
       }
     }
   }
+  const auto& want = result.calibrated.gpu.compute.kernel_efficiency;
+  const auto& got = read.gpu.compute.kernel_efficiency;
+  bool same = want.size() == got.size();
+  for (std::size_t i = 0; same && i < want.size(); ++i) {
+    same = want[i].kernel == got[i].kernel && want[i].dtype == got[i].dtype && want[i].efficiency == got[i].efficiency;
+  }
+  if (!same) throw std::logic_error("the calibrated file reads gpu.compute.kernel_efficiency back differently");
 }
 
 std::string summary_table(const CalibrationResult& r) {
@@ -64,6 +72,15 @@ std::string summary_table(const CalibrationResult& r) {
       t.add_row({f.fit, std::string(v.key->path), value_text(*v.key, v.value), value_text(*v.key, v.direct),
                  std::to_string(f.files.size()), residual_text(f.direct, f.unit),
                  f.tessera ? residual_text(*f.tessera, f.unit) : "-", f.tessera ? fmt::format("{:.2f}", 100 * f.tessera->mape) : "-"});
+    }
+  }
+  for (const FitOutcome& f : r.fits) {
+    for (const FittedKernelEfficiency& k : f.kernel_efficiency) {
+      std::vector<std::string> values;
+      for (double e : k.entry.efficiency) values.push_back(fmt::format("{:g}", e));
+      t.add_row({f.fit, fmt::format("gpu.compute.kernel_efficiency[{}, {}]", k.entry.kernel, k.entry.dtype),
+                 fmt::format("[{}]", fmt::join(values, ", ")), "(measured)", std::to_string(f.files.size()),
+                 residual_text(f.direct, f.unit), "-", "-"});
     }
   }
   std::string out = t.render();
@@ -89,9 +106,12 @@ int command_calibrate(const Args& args) {
       "results under DIR\n(kernel-suite JSON files, searched recursively; pattern results are never used) and writes\na "
       "system file: base: SYSTEM plus the fitted keys, each with its residual and data.\nWithout --out the file goes to "
       "stdout and the table of fits to stderr.\n\nOptions");
-  std::string measured_dir, system, out;
+  std::vector<std::string> measured_dirs;
+  std::string system, out;
   opts.add_options()("help,h", "show this help")
-      ("measured", po::value<std::string>(&measured_dir), "folder of kernel-suite result files (required)")
+      ("measured", po::value<std::vector<std::string>>(&measured_dirs)->composing(),
+       "folder of kernel-suite result files (required; repeat it to read several, e.g. the inner-loop microbenchmarks "
+       "of a card with the same compute units)")
       ("system", po::value<std::string>(&system), "the system to calibrate: a name (h200-2) or a system file (required)")
       ("out", po::value<std::string>(&out), "write the calibrated system file here (atomically)")
       ("jobs,j", po::value<unsigned>(), "Tessera runs at once while refining (default: the hardware threads)")
@@ -99,14 +119,20 @@ int command_calibrate(const Args& args) {
   const auto parsed = parse_command_line(args, opts);
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
-  if (measured_dir.empty()) throw UsageError("calibrate: --measured DIR is required");
+  if (measured_dirs.empty() || measured_dirs.front().empty()) throw UsageError("calibrate: --measured DIR is required");
+  const std::string measured_dir = fmt::format("{}", fmt::join(measured_dirs, ", "));
   if (system.empty()) throw UsageError("calibrate: --system SYSTEM is required");
   if (vm.count("jobs") && vm["jobs"].as<unsigned>() == 0) throw UsageError("--jobs must be at least 1");
   RefineOptions options;
   options.enabled = vm.count("no-refine") == 0;
   options.jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>() : sweep::hardware_jobs();
 
-  const measured::MeasuredSet set = measured::read_measured_folder(measured_dir);
+  measured::MeasuredSet set = measured::read_measured_folder(measured_dirs.front());
+  for (std::size_t i = 1; i < measured_dirs.size(); ++i) {
+    measured::MeasuredSet more = measured::read_measured_folder(measured_dirs[i]);
+    for (measured::MeasuredCase& c : more.usable) set.usable.push_back(std::move(c));
+    for (measured::SkippedFile& f : more.skipped) set.skipped.push_back(std::move(f));
+  }
   const CalibrationResult result = calibrate(set, system, options);
   if (result.used_results() == 0) {
     throw measured::MeasuredDataError(measured_dir, "", fmt::format("nothing to calibrate: no fit could use any result ({} microbenchmark "
@@ -117,7 +143,9 @@ int command_calibrate(const Args& args) {
   const std::optional<fs::path> out_path = out.empty() ? std::nullopt : std::optional<fs::path>(out);
   CalibratedFileNames names;
   names.name = out_path ? out_path->stem().string() : result.base.name + "-calibrated";
-  names.command = fmt::format("tessera calibrate --measured {} --system {}{}{}", measured_dir, system, out.empty() ? "" : " --out " + out,
+  std::string measured_flags;
+  for (const std::string& d : measured_dirs) measured_flags += fmt::format(" --measured {}", d);
+  names.command = fmt::format("tessera calibrate{} --system {}{}{}", measured_flags, system, out.empty() ? "" : " --out " + out,
                               options.enabled ? "" : " --no-refine");
   names.base = system;  // resolvable from here: what the check reads
   check_reads_back(calibrated_system_yaml(result, names), result);

@@ -8,6 +8,7 @@
 
 #include "sim/app/measured/measured_set.h"
 #include "sim/app/version.h"
+#include "sim/config/units.h"
 #include "sim/config/yaml_writer.h"
 #include "sim/report/report_format.h"
 
@@ -48,13 +49,14 @@ struct YamlNode {
   std::vector<std::string> comments;
   std::optional<std::string> value;
   std::vector<YamlNode> children;
+  std::vector<std::string> block;  // a list value, already written as YAML lines (relative indent)
 };
 
 YamlNode& child(YamlNode& node, const std::string& key) {
   for (YamlNode& c : node.children) {
     if (c.key == key) return c;
   }
-  node.children.push_back(YamlNode{key, {}, std::nullopt, {}});
+  node.children.push_back(YamlNode{key, {}, std::nullopt, {}, {}});
   return node.children.back();
 }
 
@@ -75,6 +77,11 @@ void emit(std::string& out, const YamlNode& node, int indent) {
   const std::string pad(static_cast<std::size_t>(indent), ' ');
   if (node.value) {
     out += fmt::format("{}{}: {}\n", pad, node.key, sim::config::yaml_scalar(*node.value));
+    return;
+  }
+  if (!node.block.empty()) {
+    out += fmt::format("{}{}:\n", pad, node.key);
+    for (const std::string& line : node.block) out += fmt::format("{}  {}\n", pad, line);
     return;
   }
   out += fmt::format("{}{}:\n", pad, node.key);
@@ -151,6 +158,31 @@ std::string calibrated_system_yaml(const CalibrationResult& r, const CalibratedF
       insert(root, std::string(v.key->path), key_comments(f, v, i == 0, std::string(f.values[0].key->path)),
              value_with_unit(*v.key, v.value));
     }
+  }
+  // gpu.compute.kernel_efficiency: one list of every fit's entries, each with its comments.
+  std::vector<std::string> block;
+  for (const FitOutcome& f : r.fits) {
+    for (const FittedKernelEfficiency& k : f.kernel_efficiency) {
+      std::string comments;
+      for (const std::string& line : k.comments) append_comment(comments, 0, line);
+      if (!f.notes.empty() && &k == &f.kernel_efficiency.front()) {
+        for (const std::string& n : f.notes) append_comment(comments, 0, n);
+      }
+      for (std::size_t start = 0; start < comments.size();) {
+        const std::size_t end = comments.find('\n', start);
+        block.push_back(comments.substr(start, end - start));
+        start = end + 1;
+      }
+      std::vector<std::string> values;
+      for (double e : k.entry.efficiency) values.push_back(sim::config::format_real(e));
+      block.push_back(fmt::format("- kernel: {}", sim::config::yaml_scalar(k.entry.kernel)));
+      block.push_back(fmt::format("  dtype: {}", k.entry.dtype));
+      block.push_back(fmt::format("  efficiency: [{}]", fmt::join(values, ", ")));
+    }
+  }
+  if (!block.empty()) {
+    YamlNode* node = &child(child(root, "gpu"), "compute");
+    child(*node, "kernel_efficiency").block = std::move(block);
   }
   for (const YamlNode& c : root.children) emit(out, c, 0);
   return out;

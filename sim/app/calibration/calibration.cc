@@ -71,6 +71,11 @@ CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string&
   for (const FitUnit& unit : fit_units()) {
     FitOutcome outcome = unit.fit(FitInputs{current, r.points, options});
     for (const FittedValue& v : outcome.values) v.key->set(current, v.value);
+    for (const FittedKernelEfficiency& k : outcome.kernel_efficiency) {
+      auto& list = current.gpu.compute.kernel_efficiency;
+      std::erase_if(list, [&](const models::KernelEfficiency& e) { return e.kernel == k.entry.kernel && e.dtype == k.entry.dtype; });
+      list.push_back(k.entry);
+    }
     r.fits.push_back(std::move(outcome));
   }
   r.calibrated = current;

@@ -53,6 +53,12 @@ struct NotFitted {
   std::string reason;
 };
 
+// A fitted gpu.compute.kernel_efficiency entry (a list-valued key, written as one block).
+struct FittedKernelEfficiency {
+  models::KernelEfficiency entry;
+  std::vector<std::string> comments;  // above the entry in the file: the points and how each value came
+};
+
 struct FitOutcome {
   std::string fit;     // "hbm"
   std::string model;   // "time = a + 2 bytes / hbm_bandwidth"
@@ -64,6 +70,7 @@ struct FitOutcome {
   std::vector<std::size_t> simulated_points;  // indices into FitInputs::points of the points Tessera ran
   std::vector<NotFitted> not_fitted;
   std::vector<std::string> notes;  // points left out and why, and other remarks
+  std::vector<FittedKernelEfficiency> kernel_efficiency;  // entries of gpu.compute.kernel_efficiency
 };
 
 struct FitUnit {

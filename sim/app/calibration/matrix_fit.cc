@@ -19,7 +19,12 @@ FitOutcome fit(const FitInputs& in) {
   out.fit = "matrix";
   out.model = "rate = matrix_efficiency x matrix_flops_per_clock_per_cu x clock x CUs";
   out.unit = "TFLOP/s";
-  const auto points = points_of(in, {measured::kMatrixRateCase});
+  // Tile loops tagged with the kernel whose inner loop they are calibrate that kernel's
+  // kernel_efficiency (kernel_efficiency_fit.cc), not the default.
+  std::vector<const CalibrationPoint*> points;
+  for (const CalibrationPoint* p : points_of(in, {measured::kMatrixRateCase})) {
+    if (measured::inner_loop_kernels(*p->source).empty()) points.push_back(p);
+  }
   if (points.empty()) {
     out.not_fitted = {{"gpu.compute.matrix_efficiency.*", "no passed matrix_rate results"}};
     return out;

@@ -16,7 +16,7 @@ using Q = Quantity;
 // "kind: microbench"). Latency cases: per operation against Tessera's latency_ns.
 // matrix_rate's metric names are provisional (the tile-loop case of the suite is in progress):
 // change them here only.
-const std::array<CaseQuantity, 12> kCaseQuantities{{
+const std::array<CaseQuantity, 13> kCaseQuantities{{
     {"hbm_stream", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
     {"l2_bandwidth", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
     {"remote_load", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
@@ -30,6 +30,7 @@ const std::array<CaseQuantity, 12> kCaseQuantities{{
     {"flag_pingpong", Q::kLatencyNs, {"latency_ns_mean"}, 1.0, "iterations", 2.0, {"latency_ns"}, "latency_ns"},
     {"launch_latency", Q::kLatencyNs, {"latency_ns_mean"}, 1.0, "iterations", 1.0, {"latency_ns"}, "latency_ns"},
     {kMatrixRateCase, Q::kFlopsPerSecond, {"matrix_TFLOPs_mean", "tflops_mean", "tflops"}, 1e12, {}, 1.0, {}, {}},
+    {kAttentionStepCase, Q::kFlopsPerSecond, {"matrix_TFLOPs_mean"}, 1e12, {}, 1.0, {}, {}},
 }};
 
 std::optional<double> positive_metric(const MeasuredCase& r, std::string_view name) {
@@ -83,6 +84,26 @@ double measured_value(const MeasuredCase& r, const CaseQuantity& q) {
                           fmt::format("a {} result needs one of: {}", q.case_name, fmt::join(ways, ", ")));
 }
 
-std::string matrix_rate_dtype(const MeasuredCase& r) { return text_param(r, "dtype").value_or("fp16"); }
+std::string matrix_rate_dtype(const MeasuredCase& r) {
+  if (const auto d = text_param(r, "dtype")) return *d;
+  const auto it = r.tessera_workload.find("dtype");
+  if (it != r.tessera_workload.end() && it->is_string()) return it->get<std::string>();
+  return "fp16";
+}
+
+std::vector<std::string> inner_loop_kernels(const MeasuredCase& r) {
+  std::vector<std::string> names;
+  const auto it = r.tessera_workload.find("kernel");
+  if (it == r.tessera_workload.end() || !it->is_string()) return names;
+  const std::string text = it->get<std::string>();
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma > start) names.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return names;
+}
 
 }  // namespace tessera::app::measured

@@ -50,6 +50,12 @@ std::optional<std::string> text_param(const MeasuredCase& result, std::string_vi
 
 // matrix_rate: the data type of the tile loop (params.dtype, fp16 when absent).
 inline constexpr std::string_view kMatrixRateCase = "matrix_rate";
+// attention_step: the attention kernel's KV step on a resident block (metrics.matrix_TFLOPs_mean).
+inline constexpr std::string_view kAttentionStepCase = "attention_step";
+// The dtype of a matrix_rate / attention_step result: params.dtype, else tessera.workload.dtype, else fp16.
 std::string matrix_rate_dtype(const MeasuredCase& result);
+// The Tessera kernels whose inner loop a matrix_rate / attention_step result times:
+// tessera.workload.kernel, a comma-separated list of kernel names; empty when absent.
+std::vector<std::string> inner_loop_kernels(const MeasuredCase& result);
 
 }  // namespace tessera::app::measured

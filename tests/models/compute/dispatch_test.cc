@@ -151,3 +151,43 @@ TEST_CASE("workgroups that compute share their CU's matrix unit") {
   CHECK(body.runs[1].end_ps == doubled);
   CHECK(g.gpu.kernel(id).last_workgroup_end_ps == doubled);
 }
+
+TEST_CASE("kernel_efficiency: a named kernel's matrix work runs at the efficiency of its CU's occupancy") {
+  // One die of one CU, 2048 FLOP/clk at 1 GHz = 2048 FLOP/ns at efficiency 1 (the default).
+  GpuSpec spec = small_gpu(1, 1, 4);
+  spec.compute.clock_hz = 1e9;
+  spec.compute.kernel_efficiency = {{"slow", "fp16", {0.5, 0.8}}, {"slow", "bf16", {0.1}}};
+  const double flops = 2048.0 * 1000;  // 1000 ns alone at efficiency 1
+  {
+    Gpu g(spec);  // alone on the CU: efficiency[0] = 0.5 -> 2000 ns
+    FixedBody body(g.engine, g.gpu, 1, 0, flops);
+    g.gpu.launch({"slow", 0, 1, &body, {}, {}, 0, {}});
+    g.engine.run();
+    CHECK(body.runs[0].end_ps == 2'000'000);
+  }
+  {
+    Gpu g(spec);  // two resident (both placed before either starts): 0.8 each -> 1250 ns alone, shared: 2500 ns
+    FixedBody body(g.engine, g.gpu, 2, 0, flops);
+    g.gpu.launch({"slow", 0, 2, &body, {}, {}, 0, {}});
+    g.engine.run();
+    CHECK(body.runs[0].end_ps == 2'500'000);
+    CHECK(body.runs[1].end_ps == 2'500'000);
+  }
+  {
+    Gpu g(spec);  // three resident: the last entry (0.8) holds beyond the list -> 3 x 1250 ns shared
+    FixedBody body(g.engine, g.gpu, 3, 0, flops);
+    g.gpu.launch({"slow", 0, 3, &body, {}, {}, 0, {}});
+    g.engine.run();
+    for (const auto& run : body.runs) CHECK(run.end_ps == 3'750'000);
+  }
+  {
+    Gpu g(spec);  // another kernel name: matrix_efficiency (1)
+    FixedBody body(g.engine, g.gpu, 1, 0, flops);
+    g.gpu.launch({"fast", 0, 1, &body, {}, {}, 0, {}});
+    g.engine.run();
+    CHECK(body.runs[0].end_ps == 1'000'000);
+  }
+  CHECK(kernel_efficiency_of(spec.compute, "slow", Dtype::kBf16)->efficiency[0] == 0.1);
+  CHECK(kernel_efficiency_of(spec.compute, "slow", Dtype::kFp8) == nullptr);
+  CHECK(efficiency_at(spec.compute, Dtype::kFp16, nullptr, 3) == 1.0);
+}

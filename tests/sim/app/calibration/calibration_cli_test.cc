@@ -113,3 +113,28 @@ TEST_CASE("tessera calibrate: writes a system file that describe loads and print
   CHECK(no_system.exit_code == 2);
   CHECK(no_system.err.find("--system SYSTEM is required") != std::string::npos);
 }
+
+TEST_CASE("tessera calibrate: --measured repeated reads every folder, kernel_efficiency reaches describe") {
+  const auto launch = tessera::test::synthetic_folder("calibrate-cli-two-a");
+  for (const int workgroups : {1, 64}) {
+    tessera::test::write_json(launch / fmt::format("launch.{}.json", workgroups),
+                              tessera::test::synthetic_result("launch_latency", "microbenchmark",
+                                                              {{"kind", "microbench"}, {"op", "launch_latency"}, {"workgroups", workgroups}}, 1,
+                                                              100 * (3000.0 + std::ceil(workgroups / 2.0) * 10.0), {{"iterations", 100}}));
+  }
+  const auto loops = tessera::test::synthetic_folder("calibrate-cli-two-b");
+  tessera::test::write_json(loops / "attention_step.json",
+                            tessera::test::synthetic_result("attention_step", "microbenchmark",
+                                                            {{"kind", "attention_step"}, {"dtype", "fp16"}, {"kernel", "attention"}}, 1, 1e6,
+                                                            nlohmann::json::object(), {{"matrix_TFLOPs_mean", 0.25 * 4096 * 1.83e9 * 132 / 1e12}, {"workgroups", 132}}));
+  const auto out = tessera::test::synthetic_folder("calibrate-cli-two-out") / "two.yaml";
+  const auto r = run_tessera(fmt::format("calibrate --measured {} --measured {} --system h200-2 --out {} --jobs 2", q(launch), q(loops), q(out)));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("3 result(s) used") != std::string::npos);
+  CHECK(r.out.find("gpu.compute.kernel_efficiency[attention, fp16]") != std::string::npos);
+  const auto described = run_tessera("describe " + q(out));
+  CHECK(described.exit_code == 0);
+  CHECK(described.out.find("kernel_efficiency") != std::string::npos);
+  CHECK(described.out.find("attention") != std::string::npos);
+  CHECK(described.out.find("kernel_launch_latency: 3 us") != std::string::npos);
+}

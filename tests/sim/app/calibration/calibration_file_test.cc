@@ -83,3 +83,49 @@ TEST_CASE("calibrate: results that need more GPUs than the system has are listed
   REQUIRE(r.unused.size() == 1);
   CHECK(r.unused[0].reason == "ran on 2 GPUs; the system has 1");
 }
+
+TEST_CASE("calibrate: kernel_efficiency entries are written as one list under gpu.compute and read back") {
+  const auto dir = test::synthetic_folder("calibrate-kernel-efficiency");
+  const double peak = 4096 * 1.83e9 * 132;
+  for (const int workgroups : {132, 264}) {
+    const double rate = (workgroups == 132 ? 0.5 : 0.6) * peak;
+    test::write_json(dir / fmt::format("matrix_rate.workgroups-{}.r1.json", workgroups),
+                     test::synthetic_result("matrix_rate", "microbenchmark",
+                                            {{"kind", "matrix_rate"}, {"dtype", "fp16"}, {"kernel", "gemm"}}, 1, 1e6, nlohmann::json::object(),
+                                            {{"matrix_TFLOPs_mean", rate / 1e12}, {"workgroups", workgroups}}));
+  }
+  test::write_json(dir / "attention_step.r1.json",
+                   test::synthetic_result("attention_step", "microbenchmark",
+                                          {{"kind", "attention_step"}, {"dtype", "fp16"}, {"kernel", "attention"}}, 1, 1e6, nlohmann::json::object(),
+                                          {{"matrix_TFLOPs_mean", 0.16 * peak / 1e12}, {"workgroups", 132}}));
+  const CalibrationResult r = calibrate(app::measured::read_measured_folder(dir), "h200-2", RefineOptions{true, 2});
+  CHECK(r.used_results() == 3);
+  const std::string yaml = calibrated_system_yaml(r, CalibratedFileNames{"h200-2", "h200-2-synthetic", "tessera calibrate (test)"});
+  CHECK(yaml.find("  compute:\n    kernel_efficiency:\n") != std::string::npos);
+  CHECK(yaml.find("      - kernel: gemm\n        dtype: fp16\n        efficiency: [0.5, 0.6]\n") != std::string::npos);
+  CHECK(yaml.find("      - kernel: attention\n") != std::string::npos);
+  CHECK(yaml.find("    matrix_efficiency:") == std::string::npos);  // tagged tile loops do not feed the default
+  CHECK(yaml.find("gpu.compute.matrix_efficiency.* (no passed matrix_rate results") != std::string::npos);
+
+  sim::config::FileResolver resolver;
+  resolver.add_embedded(sim::config::embedded_files());
+  const sim::config::ConfigLoader loader(resolver);
+  const models::SystemSpec read =
+      models::system_schema().read(loader.load_text(yaml, "calibrated.yaml", "system"), {.extra_keys = {"base", "include"}});
+  REQUIRE(read.gpu.compute.kernel_efficiency.size() == 2);
+  CHECK(read.gpu.compute.kernel_efficiency[0].kernel == "attention");
+  CHECK(read.gpu.compute.kernel_efficiency[0].efficiency == std::vector<double>{0.16});
+  CHECK(read.gpu.compute.kernel_efficiency[1].efficiency == std::vector<double>{0.5, 0.6});
+
+  // The schema is strict: an unknown key, a value outside (0, 1] and a duplicate are errors.
+  const auto read_text = [&](const std::string& entries) {
+    return models::system_schema().read(
+        loader.load_text("base: h200-2\nname: x\ngpu:\n  compute:\n    kernel_efficiency:\n" + entries, "x.yaml", "system"),
+        {.extra_keys = {"base", "include"}});
+  };
+  CHECK_THROWS_WITH(read_text("      - {kernel: gemm, efficency: [0.5]}\n"), doctest::Contains("unknown key 'efficency'"));
+  CHECK_THROWS_WITH(read_text("      - {kernel: gemm, efficiency: [1.5]}\n"), doctest::Contains("(0, 1]"));
+  CHECK_THROWS_WITH(read_text("      - {kernel: gemm, efficiency: [0.5]}\n      - {kernel: gemm, efficiency: [0.4]}\n"),
+                    doctest::Contains("two entries for kernel 'gemm'"));
+  CHECK(read_text("      - {kernel: gemm, dtype: bf16, efficiency: [0.5, 0.7]}\n").gpu.compute.kernel_efficiency.size() == 1);
+}

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <deque>
+#include <map>
 
 #include "sim/app/calibration/fits.h"
 #include "sim/app/calibration/model_refinement.h"
@@ -187,6 +188,42 @@ TEST_CASE("matrix: efficiency = achieved rate / peak per data type and unknown t
   CHECK_THROWS_WITH_AS(matrix_fit().fit(FitInputs{system, bad.points, kDirectOnly}),
                        doctest::Contains("matrix_rate.0.json: params.dtype: unknown data type 'int4'"),
                        app::measured::MeasuredDataError);
+}
+
+TEST_CASE("kernel_efficiency: one curve per named kernel by workgroups per CU, interpolated, untagged points stay matrix_efficiency points") {
+  SyntheticPoints s;
+  const double peak = 4096 * 1.83e9 * 132;
+  const auto tile_loop = [](const std::string& kernels) {
+    return nlohmann::json{{"kind", "matrix_rate"}, {"dtype", "fp16"}, {"kernel", kernels}};
+  };
+  // gemm at 1 and 3 workgroups per SM (2 interpolated); two kernels share one tile loop; attention_step.
+  s.add("matrix_rate", tile_loop("gemm"), 1, 0.50 * peak, nlohmann::json::object(), {{"matrix_TFLOPs_mean", 0.50 * peak / 1e12}, {"workgroups", 132}});
+  s.add("matrix_rate", tile_loop("gemm"), 1, 0.62 * peak, nlohmann::json::object(), {{"matrix_TFLOPs_mean", 0.62 * peak / 1e12}, {"workgroups", 396}});
+  s.add("matrix_rate", tile_loop("fused,fused_wgs"), 1, 0.40 * peak, nlohmann::json::object(),
+        {{"matrix_TFLOPs_mean", 0.40 * peak / 1e12}, {"workgroups", 132}});
+  s.add("attention_step", tile_loop("attention"), 1, 0.16 * peak, nlohmann::json::object(), {{"matrix_TFLOPs_mean", 0.16 * peak / 1e12}, {"workgroups", 132}});
+  // Not whole waves: left out with a note. Untagged: the default matrix_efficiency's point only.
+  s.add("matrix_rate", tile_loop("gemm"), 1, 0.9 * peak, nlohmann::json::object(), {{"matrix_TFLOPs_mean", 0.9 * peak / 1e12}, {"workgroups", 200}});
+  s.add("matrix_rate", nlohmann::json{{"kind", "matrix_rate"}}, 1, 0.55 * peak, nlohmann::json::object(), {{"matrix_TFLOPs_mean", 0.55 * peak / 1e12}});
+  const models::SystemSpec system = base_system();
+  const FitOutcome out = kernel_efficiency_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  REQUIRE(out.kernel_efficiency.size() == 4);
+  std::map<std::string, std::vector<double>> curves;
+  for (const FittedKernelEfficiency& k : out.kernel_efficiency) {
+    CHECK(k.entry.dtype == "fp16");
+    curves[k.entry.kernel] = k.entry.efficiency;
+  }
+  CHECK(curves["gemm"] == std::vector<double>{0.5, 0.56, 0.62});
+  CHECK(curves["fused"] == std::vector<double>{0.4});
+  CHECK(curves["fused_wgs"] == std::vector<double>{0.4});
+  CHECK(curves["attention"] == std::vector<double>{0.16});
+  CHECK(out.files.size() == 4);
+  REQUIRE(out.notes.size() == 1);
+  CHECK(out.notes[0].find("not whole waves") != std::string::npos);
+
+  const FitOutcome matrix = matrix_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  CHECK(value_of(matrix, "gpu.compute.matrix_efficiency.fp16").value == doctest::Approx(0.55));
+  CHECK(matrix.files.size() == 1);
 }
 
 TEST_CASE("fits without data write nothing and name each key they leave out") {
