@@ -39,6 +39,11 @@ class MemorySideCache {
   MemorySideResult read(std::uint64_t address, std::uint64_t bytes);
   MemorySideResult write(std::uint64_t address, std::uint64_t bytes);
 
+  // Asks the host for the state this cache will look up for `address` (no effect on results).
+  void prefetch(std::uint64_t address) const {
+    if (cache_) cache_->prefetch(address);
+  }
+
   bool contains(std::uint64_t address, std::uint64_t bytes) const;
   std::uint64_t resident_bytes() const;
   // Forgets everything (nothing is dirty, so nothing is lost).

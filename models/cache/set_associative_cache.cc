@@ -52,6 +52,7 @@ SetAssociativeCache::SetAssociativeCache(const CacheSpec& spec)
   // More slots than sectors per chunk can never be filled (every held chunk has >= 1 sector).
   slots_per_set_ = std::size_t{spec.ways} * std::min(spec.sparse_tag_factor, sectors);
   budget_sectors_ = spec.ways * sectors;
+  sectors_per_chunk_ = sectors;
   tags_.assign(num_sets_ * slots_per_set_, kNoTag);
   order_.assign(tags_.size(), Link{});
   meta_.assign(tags_.size(), Meta{});
@@ -247,79 +248,142 @@ std::size_t SetAssociativeCache::evict(std::size_t slot, AccessResult& result) {
   return drop(slot, full_mask_);
 }
 
+void SetAssociativeCache::prefetch_set(std::uint64_t set) const {
+  // The occupancy and the first tags (held slots sit at the front of their set).
+  __builtin_prefetch(&use_[set]);
+  __builtin_prefetch(tags_.data() + set * slots_per_set_);
+  __builtin_prefetch(tags_.data() + set * slots_per_set_ + 8);
+}
+
+void SetAssociativeCache::prefetch_victim(std::uint64_t set) const {
+  // The presence and order of the set's oldest slot (needs the occupancy: a second stage).
+  const SetUse& use = use_[set];
+  if (use.oldest == kNil) return;
+  const std::size_t first = set * slots_per_set_;
+  __builtin_prefetch(meta_.data() + first + use.oldest);
+  __builtin_prefetch(order_.data() + first + use.oldest);
+}
+
+void SetAssociativeCache::prefetch(std::uint64_t address) const {
+  const std::uint64_t set = set_index(address >> chunk_shift_);
+  prefetch_set(set);
+}
+
+// One chunk of an access, any part of it: the general path.
+void SetAssociativeCache::access_part(std::uint64_t set, std::uint64_t chunk, std::uint64_t lo, std::uint64_t hi,
+                                      const Plan& plan, AccessResult& r) {
+  const std::uint64_t base = chunk << chunk_shift_;
+  const std::uint64_t touch = sector_mask(lo, hi);
+  std::size_t slot = find(set, chunk);
+  const std::uint64_t present = slot != kNoSlot ? meta_[slot].valid & touch : 0;
+  std::uint64_t hit = 0;
+  if (present == touch) {
+    hit = hi - lo;
+  } else if (present != 0) {
+    hit = overlap_bytes(present, lo, hi);
+  }
+  r.hit_bytes += hit;
+  r.miss_bytes += (hi - lo) - hit;
+  ++(hit == hi - lo ? r.hit_chunks : r.miss_chunks);
+
+  if (!plan.write) {
+    append_runs(forwarded_, base, touch & ~present, lo, hi);
+  } else if (plan.write_through) {
+    push_merged(forwarded_, base + lo, hi - lo);
+  }
+
+  const auto added = static_cast<std::uint32_t>(std::popcount(touch & ~present));
+  if (slot == kNoSlot && plan.allocate) {
+    slot = fill_slot(set, chunk, added, r);
+  } else if (slot != kNoSlot && added != 0) {
+    slot = make_room(set, slot, added, false, r);
+  }
+  if (slot != kNoSlot) {
+    Meta& m = meta_[slot];
+    m.valid |= touch;
+    use_[set].sectors += added;
+    if (plan.mark_dirty) m.dirty |= touch;
+    if (spec_.replacement == Replacement::kLru) make_newest(set, slot);
+  }
+}
+
+// A whole chunk (every sector touched): the same decisions as access_part with touch = every
+// sector, without the sector arithmetic. A chunk held in part takes the general path.
+void SetAssociativeCache::access_whole(std::uint64_t set, std::uint64_t chunk, const Plan& plan, AccessResult& r) {
+  const std::uint64_t base = chunk << chunk_shift_;
+  const std::uint64_t bytes = spec_.access_chunk_bytes;
+  std::size_t slot = find(set, chunk);
+  if (slot != kNoSlot) {
+    Meta& m = meta_[slot];
+    if (m.valid != full_mask_) {
+      access_part(set, chunk, 0, bytes, plan, r);
+      return;
+    }
+    r.hit_bytes += bytes;
+    ++r.hit_chunks;
+    if (plan.write_through) push_merged(forwarded_, base, bytes);
+    if (plan.mark_dirty) m.dirty = full_mask_;
+    if (spec_.replacement == Replacement::kLru) make_newest(set, slot);
+    return;
+  }
+  r.miss_bytes += bytes;
+  ++r.miss_chunks;
+  if (!plan.write || plan.write_through) push_merged(forwarded_, base, bytes);
+  if (!plan.allocate) return;
+  const std::uint32_t sectors = sectors_per_chunk_;
+  slot = fill_slot(set, chunk, sectors, r);
+  Meta& m = meta_[slot];
+  m.valid = full_mask_;
+  use_[set].sectors += sectors;
+  if (plan.mark_dirty) m.dirty = full_mask_;
+  if (spec_.replacement == Replacement::kLru) make_newest(set, slot);
+}
+
 AccessResult SetAssociativeCache::access(std::uint64_t address, std::uint64_t bytes, AccessKind kind) {
   forwarded_.clear();
   writebacks_.clear();
   AccessResult r;
   r.requested_bytes = bytes;
-  const bool write = kind == AccessKind::kWrite;
-  const WritePolicy policy = spec_.write_policy;
-  const bool allocate = !write || policy != WritePolicy::kWriteThroughNoAllocate;
-  const bool mark_dirty = write && policy == WritePolicy::kWriteBackAllocate;
-  const std::uint64_t end = address + bytes;
+  Plan plan;
+  plan.write = kind == AccessKind::kWrite;
+  plan.write_through = plan.write && spec_.write_policy != WritePolicy::kWriteBackAllocate;
+  plan.allocate = !plan.write || spec_.write_policy != WritePolicy::kWriteThroughNoAllocate;
+  plan.mark_dirty = plan.write && spec_.write_policy == WritePolicy::kWriteBackAllocate;
 
-  // Chunks land on unrelated sets, so a long access is bound by memory latency: ask for the
-  // state of the sets a few chunks ahead while this one is handled, in two stages (the set's
-  // occupancy and tags first, then its oldest slot, which needs the occupancy). No effect on
-  // results.
-  constexpr std::uint64_t kAheadSet = 8;
-  constexpr std::uint64_t kAheadVictim = 4;
-  const std::uint64_t last_chunk = bytes != 0 ? (end - 1) >> chunk_shift_ : 0;
-  for (std::uint64_t a = address; a < end;) {
-    const std::uint64_t chunk = a >> chunk_shift_;
-    const std::uint64_t base = chunk << chunk_shift_;
-    const std::uint64_t lo = a - base;
-    const std::uint64_t hi = std::min<std::uint64_t>(end - base, spec_.access_chunk_bytes);
-    const std::uint64_t touch = sector_mask(lo, hi);
-    const std::uint64_t set = set_index(chunk);
-    if (chunk + kAheadSet <= last_chunk) {
-      const std::uint64_t ahead = set_index(chunk + kAheadSet);
-      __builtin_prefetch(&use_[ahead]);
-      __builtin_prefetch(tags_.data() + ahead * slots_per_set_);
-      __builtin_prefetch(tags_.data() + ahead * slots_per_set_ + 8);
+  if (bytes != 0) {
+    const std::uint64_t end = address + bytes;
+    const std::uint64_t first_chunk = address >> chunk_shift_;
+    const std::uint64_t last_chunk = (end - 1) >> chunk_shift_;
+    // Chunks land on unrelated sets, so an access is bound by memory latency: the state of the
+    // sets a few chunks ahead is requested while this one is handled, in two stages (the set's
+    // occupancy and tags kAheadSet chunks ahead, then its oldest slot, which needs the
+    // occupancy, kAheadVictim ahead). The set of each chunk is computed once, into a small
+    // ring. No effect on results.
+    constexpr std::uint64_t kAheadSet = 8;
+    constexpr std::uint64_t kAheadVictim = 4;
+    constexpr std::uint64_t kRing = 16;  // a power of two above kAheadSet
+    std::uint64_t sets[kRing];
+    for (std::uint64_t c = first_chunk; c <= last_chunk && c < first_chunk + kAheadSet; ++c) {
+      sets[c & (kRing - 1)] = set_index(c);
+      if (c != first_chunk) prefetch_set(sets[c & (kRing - 1)]);
     }
-    if (chunk + kAheadVictim <= last_chunk) {
-      const std::uint64_t ahead = set_index(chunk + kAheadVictim);
-      const SetUse& use = use_[ahead];
-      if (use.oldest != kNil) {
-        const std::size_t first = ahead * slots_per_set_;
-        __builtin_prefetch(meta_.data() + first + use.oldest);
-        __builtin_prefetch(order_.data() + first + use.oldest);
+    for (std::uint64_t chunk = first_chunk; chunk <= last_chunk; ++chunk) {
+      const std::uint64_t set = sets[chunk & (kRing - 1)];
+      if (chunk + kAheadSet <= last_chunk) {
+        const std::uint64_t ahead = set_index(chunk + kAheadSet);
+        sets[(chunk + kAheadSet) & (kRing - 1)] = ahead;
+        prefetch_set(ahead);
+      }
+      if (chunk + kAheadVictim <= last_chunk) prefetch_victim(sets[(chunk + kAheadVictim) & (kRing - 1)]);
+      const std::uint64_t base = chunk << chunk_shift_;
+      const std::uint64_t lo = chunk == first_chunk ? address - base : 0;
+      const std::uint64_t hi = chunk == last_chunk ? end - base : spec_.access_chunk_bytes;
+      if (whole_chunk_path_ && lo == 0 && hi == spec_.access_chunk_bytes) {
+        access_whole(set, chunk, plan, r);
+      } else {
+        access_part(set, chunk, lo, hi, plan, r);
       }
     }
-
-    std::size_t slot = find(set, chunk);
-    const std::uint64_t present = slot != kNoSlot ? meta_[slot].valid & touch : 0;
-    std::uint64_t hit = 0;
-    if (present == touch) {
-      hit = hi - lo;
-    } else if (present != 0) {
-      hit = overlap_bytes(present, lo, hi);
-    }
-    r.hit_bytes += hit;
-    r.miss_bytes += (hi - lo) - hit;
-    ++(hit == hi - lo ? r.hit_chunks : r.miss_chunks);
-
-    if (!write) {
-      append_runs(forwarded_, base, touch & ~present, lo, hi);
-    } else if (policy != WritePolicy::kWriteBackAllocate) {
-      push_merged(forwarded_, base + lo, hi - lo);
-    }
-
-    const auto added = static_cast<std::uint32_t>(std::popcount(touch & ~present));
-    if (slot == kNoSlot && allocate) {
-      slot = fill_slot(set, chunk, added, r);
-    } else if (slot != kNoSlot && added != 0) {
-      slot = make_room(set, slot, added, false, r);
-    }
-    if (slot != kNoSlot) {
-      Meta& m = meta_[slot];
-      m.valid |= touch;
-      use_[set].sectors += added;
-      if (mark_dirty) m.dirty |= touch;
-      if (spec_.replacement == Replacement::kLru) make_newest(set, slot);
-    }
-    a = base + hi;
   }
 
   for (const Segment& s : forwarded_) r.forwarded_bytes += s.bytes;

@@ -41,6 +41,10 @@ class SetAssociativeCache {
   // call on this cache.
   AccessResult access(std::uint64_t address, std::uint64_t bytes, AccessKind kind);
 
+  // Asks the host for the state of the set holding `address`, so that an access to it soon
+  // waits less (a caller that knows the next access early). No effect on results.
+  void prefetch(std::uint64_t address) const;
+
   // Writes back dirty sectors overlapping the range, then drops every sector it overlaps.
   MaintenanceResult invalidate(std::uint64_t address, std::uint64_t bytes);
   // Writes back every dirty sector (all, or those overlapping the range); copies stay, clean.
@@ -55,6 +59,10 @@ class SetAssociativeCache {
   std::uint64_t dirty_bytes() const;
 
   std::uint64_t set_of(std::uint64_t address) const { return set_index(address >> chunk_shift_); }
+  // For tests: off, whole-chunk lookups take the general per-sector path too (same results;
+  // tests/models/cache check the two against each other on random access sequences).
+  void set_whole_chunk_path(bool on) { whole_chunk_path_ = on; }
+
   // Channel serving an address: lines interleave over channels (the caller times bandwidth).
   std::uint32_t channel_of(std::uint64_t address) const {
     return static_cast<std::uint32_t>((address >> line_shift_) % spec_.num_channels);
@@ -82,6 +90,13 @@ class SetAssociativeCache {
     std::uint32_t newer = kNil;
   };
   enum class Op { kInvalidate, kFlush };
+  // What an access does with the chunks it touches (from its kind and the write policy).
+  struct Plan {
+    bool write = false;
+    bool write_through = false;  // a write forwarded in full to the next level
+    bool allocate = true;        // a missing chunk gets a slot
+    bool mark_dirty = false;     // written sectors become dirty (write-back)
+  };
   static constexpr std::uint64_t kNoTag = ~std::uint64_t{0};
   static constexpr std::size_t kNoSlot = ~std::size_t{0};
 
@@ -95,6 +110,13 @@ class SetAssociativeCache {
   std::size_t make_room(std::uint64_t set, std::size_t keep, std::uint32_t sectors, bool need_slot, AccessResult& r);
   // A slot for a missing chunk (tag set, newest in the order, no sectors yet), evicting as needed.
   std::size_t fill_slot(std::uint64_t set, std::uint64_t chunk, std::uint32_t sectors, AccessResult& r);
+  // Ask for a set's state ahead of its use (no effect on results).
+  void prefetch_set(std::uint64_t set) const;
+  void prefetch_victim(std::uint64_t set) const;
+  // One chunk of an access: [lo, hi) inside it (general), or all of it (whole).
+  void access_part(std::uint64_t set, std::uint64_t chunk, std::uint64_t lo, std::uint64_t hi, const Plan& plan,
+                   AccessResult& r);
+  void access_whole(std::uint64_t set, std::uint64_t chunk, const Plan& plan, AccessResult& r);
   template <class Result>  // AccessResult or MaintenanceResult
   void write_back(std::size_t slot, std::uint64_t dirty, Result& result);  // records the dirty runs
   std::uint64_t sector_mask(std::uint64_t lo, std::uint64_t hi) const;  // sectors overlapping [lo, hi)
@@ -120,6 +142,7 @@ class SetAssociativeCache {
   std::uint64_t full_mask_;        // every sector of a chunk
   std::size_t slots_per_set_;      // ways x effective sparse_tag_factor
   std::uint32_t budget_sectors_;   // ways x sectors per chunk: the set's capacity in sectors
+  std::uint32_t sectors_per_chunk_ = 0;
   template <class T>
   using Table = std::vector<T, HugePageAllocator<T>>;  // per-slot state: large, randomly accessed
   Table<std::uint64_t> tags_;    // chunk index per slot; a set's held slots first, contiguous
@@ -127,6 +150,7 @@ class SetAssociativeCache {
   Table<Meta> meta_;             // parallel to tags_; tags apart so that their scan stays dense
   std::vector<SetUse> use_;          // per set
   std::uint64_t rng_state_;
+  bool whole_chunk_path_ = true;
   std::vector<Segment> forwarded_;   // scratch behind AccessResult::forwarded
   std::vector<Segment> writebacks_;  // scratch behind *Result::writebacks
   CacheStats stats_;

@@ -236,3 +236,86 @@ TEST_CASE("sparse chunks cost the lines they hold, not a whole chunk each") {
   CHECK(second_pass(8) == 128 * 128);
   CHECK(second_pass(1) == 0);
 }
+
+namespace {
+
+// One random access sequence on two caches of one spec, one with the whole-chunk path (the
+// default) and one without: every result, range list and final state must agree.
+void check_whole_chunk_path_is_exact(const CacheSpec& spec, std::uint64_t seed) {
+  SetAssociativeCache fast(spec);
+  SetAssociativeCache slow(spec);
+  slow.set_whole_chunk_path(false);
+  std::mt19937_64 rng(seed);
+  const std::uint64_t chunk = spec.access_chunk_bytes;
+  const std::uint64_t span = spec.capacity_bytes * 3;  // reuse and eviction both happen
+  for (int i = 0; i < 4000; ++i) {
+    const std::uint64_t pick = rng() % 16;
+    std::uint64_t address;
+    std::uint64_t bytes;
+    if (pick < 10) {  // whole chunks, often several: the fast path
+      address = (rng() % (span / chunk)) * chunk;
+      bytes = (1 + rng() % 24) * chunk;
+    } else if (pick < 14) {  // lines or odd bytes, straddling chunks: the general path, mixed in
+      address = rng() % span;
+      bytes = 1 + rng() % (3 * chunk);
+    } else {
+      address = (rng() % (span / chunk)) * chunk + (rng() % 4) * spec.line_bytes;
+      bytes = (1 + rng() % 4) * chunk;
+    }
+    if (pick == 15 && rng() % 4 == 0) {
+      const MaintenanceResult a = fast.invalidate(address, bytes);
+      const MaintenanceResult b = slow.invalidate(address, bytes);
+      REQUIRE(a.writeback_bytes == b.writeback_bytes);
+      REQUIRE(a.invalidated_bytes == b.invalidated_bytes);
+      REQUIRE(std::vector<Segment>(a.writebacks.begin(), a.writebacks.end()) ==
+              std::vector<Segment>(b.writebacks.begin(), b.writebacks.end()));
+      continue;
+    }
+    const AccessKind kind = rng() % 3 == 0 ? AccessKind::kWrite : AccessKind::kRead;
+    const AccessResult a = fast.access(address, bytes, kind);
+    const std::vector<Segment> a_fwd(a.forwarded.begin(), a.forwarded.end());
+    const std::vector<Segment> a_wb(a.writebacks.begin(), a.writebacks.end());
+    const AccessResult b = slow.access(address, bytes, kind);
+    INFO("access " << i << " at " << address << " + " << bytes);
+    REQUIRE(a.hit_bytes == b.hit_bytes);
+    REQUIRE(a.miss_bytes == b.miss_bytes);
+    REQUIRE(a.hit_chunks == b.hit_chunks);
+    REQUIRE(a.miss_chunks == b.miss_chunks);
+    REQUIRE(a.evicted_chunks == b.evicted_chunks);
+    REQUIRE(a.writeback_bytes == b.writeback_bytes);
+    REQUIRE(a.forwarded_bytes == b.forwarded_bytes);
+    REQUIRE(a_fwd == std::vector<Segment>(b.forwarded.begin(), b.forwarded.end()));
+    REQUIRE(a_wb == std::vector<Segment>(b.writebacks.begin(), b.writebacks.end()));
+  }
+  CHECK(fast.resident_bytes() == slow.resident_bytes());
+  CHECK(fast.dirty_bytes() == slow.dirty_bytes());
+  const MaintenanceResult a = fast.flush();
+  const MaintenanceResult b = slow.flush();
+  CHECK(std::vector<Segment>(a.writebacks.begin(), a.writebacks.end()) ==
+        std::vector<Segment>(b.writebacks.begin(), b.writebacks.end()));
+}
+
+}  // namespace
+
+TEST_CASE("the whole-chunk path gives exactly the general path's results on random sequences") {
+  const Replacement policies[] = {Replacement::kLru, Replacement::kFifo, Replacement::kRandom};
+  const WritePolicy writes[] = {WritePolicy::kWriteBackAllocate, WritePolicy::kWriteThroughNoAllocate,
+                                WritePolicy::kWriteThroughAllocate};
+  std::uint64_t seed = 1;
+  for (Replacement policy : policies) {
+    for (WritePolicy write : writes) {
+      for (SetIndexing indexing : {SetIndexing::kModulo, SetIndexing::kHash}) {
+        for (std::uint32_t chunk : {1024u, 4096u, 16384u}) {
+          CAPTURE(static_cast<int>(policy));
+          CAPTURE(static_cast<int>(write));
+          CAPTURE(static_cast<int>(indexing));
+          CAPTURE(chunk);
+          CacheSpec spec = small_spec(256 * kKiB, 4, chunk, policy, write, 128, indexing);
+          check_whole_chunk_path_is_exact(spec, seed++);
+          spec.sparse_tag_factor = 1;
+          check_whole_chunk_path_is_exact(spec, seed++);
+        }
+      }
+    }
+  }
+}
