@@ -218,24 +218,29 @@ WorkgroupContext& GpuCompute::workgroup(std::uint32_t handle) {
 }
 
 void GpuCompute::compute(std::uint32_t cu, double flops, Dtype dtype, sim::Handler when_done, sim::Payload payload) {
-  if (cu >= matrix_.size()) throw std::out_of_range("CU index out of range");
-  if (!when_done) throw std::invalid_argument("compute needs a completion handler");
-  matrix_[cu].add(now(), compute_exact_ps(flops, dtype, spec_.compute), when_done, payload);
-  matrix_flops_->add(static_cast<std::uint64_t>(flops));
-  reschedule_matrix(cu);
+  check_compute(cu, when_done);
+  add_matrix_work(cu, flops, compute_exact_ps(flops, dtype, spec_.compute), when_done, payload);
 }
 
 void GpuCompute::compute_for(KernelId kernel, std::uint32_t cu, double flops, Dtype dtype, sim::Handler when_done,
                              sim::Payload payload) {
   const KernelEfficiency* curve = states_.at(kernel).efficiency[static_cast<std::size_t>(dtype)];
-  if (curve == nullptr) {
-    compute(cu, flops, dtype, when_done, payload);
-    return;
-  }
+  check_compute(cu, when_done);
+  const double exact_ps =
+      curve == nullptr
+          ? compute_exact_ps(flops, dtype, spec_.compute)
+          : compute_exact_ps(flops, dtype, spec_.compute, efficiency_at(spec_.compute, dtype, curve, cus_.resident(cu)));
+  add_matrix_work(cu, flops, exact_ps, when_done, payload);
+}
+
+void GpuCompute::check_compute(std::uint32_t cu, const sim::Handler& when_done) const {
   if (cu >= matrix_.size()) throw std::out_of_range("CU index out of range");
   if (!when_done) throw std::invalid_argument("compute needs a completion handler");
-  const double efficiency = efficiency_at(spec_.compute, dtype, curve, cus_.resident(cu));
-  matrix_[cu].add(now(), compute_exact_ps(flops, dtype, spec_.compute, efficiency), when_done, payload);
+}
+
+void GpuCompute::add_matrix_work(std::uint32_t cu, double flops, double exact_ps, sim::Handler when_done,
+                                 sim::Payload payload) {
+  matrix_[cu].add(now(), exact_ps, when_done, payload);
   matrix_flops_->add(static_cast<std::uint64_t>(flops));
   reschedule_matrix(cu);
 }

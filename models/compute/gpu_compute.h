@@ -100,6 +100,9 @@ class GpuCompute : public sim::Component {
   // A workgroup of `kernel` computes: at the kernel's efficiency for the CU's occupancy now.
   void compute_for(KernelId kernel, std::uint32_t cu, double flops, Dtype dtype, sim::Handler when_done,
                    sim::Payload payload);
+  // compute and compute_for: their argument checks, then the queueing of `exact_ps` of work on `cu`.
+  void check_compute(std::uint32_t cu, const sim::Handler& when_done) const;
+  void add_matrix_work(std::uint32_t cu, double flops, double exact_ps, sim::Handler when_done, sim::Payload payload);
   void start_next(std::uint32_t stream);
   void on_launched(const sim::Payload& payload);
   void try_dispatch(std::uint32_t die);
