@@ -87,7 +87,12 @@ std::uint64_t SetAssociativeCache::set_index(std::uint64_t chunk) const {
 std::size_t SetAssociativeCache::find(std::uint64_t set, std::uint64_t chunk) const {
   const std::size_t first = set * slots_per_set_;
   const std::uint64_t* tags = tags_.data() + first;
-  const std::size_t held = use_[set].chunks;
+  const SetUse& use = use_[set];
+  // The set's newest chunk first: streams that many workgroups read in step (attention's K and
+  // V, a GEMM's shared tiles) touch a chunk again before anything else enters its set. Tags are
+  // unique in a set, so this finds the same slot as the scan.
+  if (use.newest != kNil && tags[use.newest] == chunk) return first + use.newest;
+  const std::size_t held = use.chunks;
   for (std::size_t i = 0; i < held; ++i) {
     if (tags[i] == chunk) return first + i;
   }

@@ -154,13 +154,25 @@ void MaxMinSolver::fill_component() {
     resources_[r].unfrozen = 0;
   }
   capped_.clear();
+  bool all_capped = true;
   for (SolverFlowId id : component_flows_) {
     FlowState& f = flows_[id];
     f.frozen = false;
     for (ResourceId q : path(id)) resources_[q].unfrozen += f.count;
-    if (f.cap != kUncapped) capped_.emplace_back(f.cap, id);
+    if (f.cap != kUncapped) {
+      capped_.emplace_back(f.cap, id);
+    } else {
+      all_capped = false;
+    }
   }
   std::sort(capped_.begin(), capped_.end());
+  if (all_capped && caps_fit()) {
+    // Every flow gets its cap (see caps_fit); freezing them in the filling's own order leaves
+    // the same remaining capacities, bit for bit, as the general loop below would.
+    for (const auto& [cap, id] : capped_) freeze(id, cap);
+    finish_component();
+    return;
+  }
   heap_.clear();
   for (ResourceId r : component_resources_) {
     const ResourceState& s = resources_[r];
@@ -214,6 +226,29 @@ void MaxMinSolver::fill_component() {
       }
     }
   }
+  finish_component();
+}
+
+// Whether every resource of the component can carry the caps of all the flows crossing it.
+// Then progressive filling freezes each flow at its cap: a resource's share (remaining /
+// unfrozen) is at least the mean cap of its unfrozen flows, never below the smallest cap, so
+// the smallest unfrozen cap is always reached first. The common case of latency-bound loads,
+// whose windowed caps are far below the bandwidth they share.
+bool MaxMinSolver::caps_fit() {
+  for (ResourceId r : component_resources_) resources_[r].demand = 0;
+  for (const auto& [cap, id] : capped_) {
+    const double taken = cap * static_cast<double>(flows_[id].count);
+    for (ResourceId q : path(id)) resources_[q].demand += taken;
+  }
+  for (ResourceId r : component_resources_) {
+    // A margin far above float noise, so that a sum that only rounds below the capacity
+    // takes the general path.
+    if (resources_[r].demand > resources_[r].capacity * (1.0 - 1e-9)) return false;
+  }
+  return true;
+}
+
+void MaxMinSolver::finish_component() {
   for (ResourceId r : component_resources_) {
     ResourceState& s = resources_[r];
     s.load = s.capacity - s.remaining;

@@ -66,6 +66,7 @@ class MaxMinSolver {
     std::vector<SolverFlowId> active;  // classes with count > 0 crossing this resource
     // Scratch of one solve.
     double remaining = 0;
+    double demand = 0;           // sum of the caps of the classes crossing it (caps_fit)
     std::uint64_t unfrozen = 0;  // sum of counts of unfrozen classes crossing it
     std::uint32_t visit = 0;
     bool dirty = false;
@@ -85,6 +86,8 @@ class MaxMinSolver {
   void mark_dirty(SolverFlowId flow);
   void collect_component();
   void fill_component();
+  bool caps_fit();
+  void finish_component();
   void freeze(SolverFlowId flow, double rate);
 
   std::vector<ResourceState> resources_;

@@ -108,10 +108,16 @@ TEST_CASE("only the component touched by a change is recomputed") {
   CHECK(s.rate(b) == doctest::Approx(5.0));
 }
 
-TEST_CASE("random networks satisfy the max-min fairness conditions") {
+namespace {
+
+// Random networks of up to 10 resources and 30 flow classes; a class is capped with probability
+// `capped_per_4` / 4 (caps 0.5-20 against capacities 1-100), so that with 4 of 4 every component
+// is capped and some fit under their caps (MaxMinSolver::caps_fit) and some do not.
+void check_random_networks(unsigned seed, unsigned capped_per_4) {
   // Max-min fair iff feasible and every flow is at its cap or crosses a saturated resource on
   // which no flow gets more than it does (its bottleneck).
-  std::mt19937 rng(7);
+  std::mt19937 rng(seed);
+  int all_at_cap = 0;
   for (int trial = 0; trial < 50; ++trial) {
     MaxMinSolver s;
     const int num_res = 2 + static_cast<int>(rng() % 10);
@@ -124,7 +130,7 @@ TEST_CASE("random networks satisfy the max-min fairness conditions") {
         if (rng() % 3 == 0) p.push_back(static_cast<ResourceId>(r));
       }
       if (p.empty()) p.push_back(static_cast<ResourceId>(rng() % num_res));
-      const double cap = rng() % 4 == 0 ? 0.5 + static_cast<double>(rng() % 20) : kUncapped;
+      const double cap = rng() % 4 < capped_per_4 ? 0.5 + static_cast<double>(rng() % 20) : kUncapped;
       caps.push_back(cap);
       s.add_flow(p, cap, 1 + rng() % 3);
     }
@@ -140,6 +146,7 @@ TEST_CASE("random networks satisfy the max-min fairness conditions") {
       CHECK(load[r] <= s.capacity(r) * (1 + 1e-9));
       CHECK(s.load(r) == doctest::Approx(load[r]).epsilon(1e-9));
     }
+    bool at_caps = true;
     for (SolverFlowId f = 0; f < s.num_flows(); ++f) {
       bool justified = false;
       for (ResourceId r : s.path(f)) {
@@ -149,6 +156,42 @@ TEST_CASE("random networks satisfy the max-min fairness conditions") {
       CHECK(s.rate(f) <= caps[f] * (1 + 1e-12));
       // A flow with no bottleneck must be held by its cap.
       if (!justified) CHECK(s.rate(f) == doctest::Approx(caps[f]));
+      at_caps = at_caps && s.rate(f) == caps[f];
     }
+    all_at_cap += at_caps ? 1 : 0;
   }
+  // The all-capped draw must exercise both outcomes: networks where every cap fits and ones
+  // where a resource binds.
+  if (capped_per_4 == 4) {
+    CHECK(all_at_cap > 0);
+    CHECK(all_at_cap < 50);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("random networks satisfy the max-min fairness conditions") { check_random_networks(7, 1); }
+
+TEST_CASE("random all-capped networks, some within their caps and some not, are max-min fair") {
+  for (unsigned seed : {11u, 12u, 13u}) check_random_networks(seed, 4);
+}
+
+TEST_CASE("caps that exactly fill a resource all bind, on either side of the fit test") {
+  // Two flows of caps 3 and 7 on a resource of 10: the demand equals the capacity, so the fit
+  // test (which keeps a margin) leaves it to progressive filling; both still get their caps.
+  MaxMinSolver s;
+  const ResourceId r = s.add_resource(10.0);
+  const SolverFlowId a = s.add_flow(path({r}), 3.0);
+  const SolverFlowId b = s.add_flow(path({r}), 7.0);
+  s.solve();
+  CHECK(s.rate(a) == 3.0);
+  CHECK(s.rate(b) == 7.0);
+  CHECK(s.load(r) == doctest::Approx(10.0));
+  // A third flow overfills it: max-min gives 10/3 to each, which 3.0 is under: a keeps 3.0 and
+  // the other two share the remaining 7.
+  const SolverFlowId c = s.add_flow(path({r}), 7.0);
+  s.solve();
+  CHECK(s.rate(a) == 3.0);
+  CHECK(s.rate(b) == doctest::Approx(3.5));
+  CHECK(s.rate(c) == doctest::Approx(3.5));
 }
