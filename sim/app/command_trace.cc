@@ -38,9 +38,10 @@ constexpr std::uint64_t kWalkStepLimit = 50'000'000;
 // Text output lists at most this many kernels and host commands per rank (--json: all).
 constexpr std::size_t kMaxListed = 64;
 
-constexpr std::array<wt::OpKind, 9> kCountedOps = {wt::OpKind::kCompute,    wt::OpKind::kLoad,          wt::OpKind::kStore,
-                                                   wt::OpKind::kAtomicAdd,  wt::OpKind::kAtomicXchg,    wt::OpKind::kRelease,
-                                                   wt::OpKind::kWait,       wt::OpKind::kBarrier,       wt::OpKind::kAtomicAddRange};
+constexpr std::array<wt::OpKind, 11> kCountedOps = {wt::OpKind::kCompute,    wt::OpKind::kLoad,          wt::OpKind::kStore,
+                                                    wt::OpKind::kAtomicAdd,  wt::OpKind::kAtomicXchg,    wt::OpKind::kRelease,
+                                                    wt::OpKind::kWait,       wt::OpKind::kBarrier,       wt::OpKind::kAtomicAddRange,
+                                                    wt::OpKind::kLoadAsync,  wt::OpKind::kWaitLoad};
 
 std::string_view host_op_text(wt::HostOp op) {
   switch (op) {
@@ -117,14 +118,14 @@ Walk walk(const wt::Trace& t, const std::string& file) {
         if (op.kind == wt::OpKind::kCompute) w.flops += static_cast<double>(op.a);
         // atomic_add_range writes its bytes at the owner's memory side: it counts as stored traffic.
         const bool stores = op.kind == wt::OpKind::kStore || op.kind == wt::OpKind::kAtomicAddRange;
-        if (op.kind != wt::OpKind::kLoad && !stores) continue;
+        if (!wt::is_load(op.kind) && !stores) continue;
         if (op.a < 0 || op.a >= static_cast<std::int64_t>(t.ranks)) ++w.bad_owner_ops;
         if (op.c < 0) {
           ++w.negative_size_ops;
           continue;
         }
         Traffic& traffic = w.traffic[{k.rank, op.a}];
-        (op.kind == wt::OpKind::kLoad ? traffic.loaded_bytes : traffic.stored_bytes) += static_cast<std::uint64_t>(op.c);
+        (wt::is_load(op.kind) ? traffic.loaded_bytes : traffic.stored_bytes) += static_cast<std::uint64_t>(op.c);
       }
     }
   }

@@ -1,5 +1,7 @@
 #include "workloads/patterns/attention.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "workloads/patterns/gemm_tiling.h"
@@ -19,6 +21,9 @@ constexpr int kRegKvBlocks = 5;  // KV blocks this workgroup streams
 constexpr int kRegLeft = 6;      // (KV blocks % c) + c - 1: the remainder group's count and size
 
 constexpr double kMaxSeq = 1 << 24;
+// Above any count of KV blocks (seq_len <= kMaxSeq, block_n >= 1): (H + d - 1) / d is 1 for
+// 1 <= H < d and 0 for H = 0.
+constexpr std::uint32_t kHasFullDivisor = 1u << 30;
 constexpr std::uint64_t kMaxDivisor = 0xFFFF'FFFFULL;
 
 std::int64_t i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
@@ -53,6 +58,66 @@ struct Buffers {
   std::uint32_t q = 0, k = 0, v = 0, o = 0;
 };
 
+// The KV loop with K and V loaded one group ahead (attention.h, "Prefetch"). With n KV blocks in
+// groups of c: the first group takes P = n - H c blocks (1..c) and H = (n - 1) / c full groups
+// follow. Expressions are linear and loops have no conditions, so "H >= 1" is a register F, the
+// count of a loop that runs once or not at all, and the two steps whose sizes depend on it are
+// loops of F and 1 - F iterations.
+void append_pipelined_kv_loop(trace::ProgramBuilder& prog, const AttentionParams& p, const AttentionShape& s,
+                              const Buffers& b) {
+  constexpr std::uint8_t kSlotK = 0;
+  constexpr std::uint8_t kSlotV = 1;
+  // Registers free once the offsets are set (r1 and r2 only served to compute them).
+  constexpr int kRegFull = kRegBh;        // H: full groups after the first
+  constexpr int kRegFirst = kRegBlock;    // P: blocks of the first group
+  constexpr int kRegHasFull = kRegLeft;   // F = 1 when H >= 1, else 0
+  const auto c = static_cast<std::int64_t>(p.kv_blocks_per_op);
+  const std::int64_t kv_block = i64(s.kv_block_bytes);
+  const auto block_flops = static_cast<std::int64_t>(s.flops_per_kv_block / 2);  // one of the two products
+  const Expr kv = trace::reg(kRegKvOffset);
+  const Expr first = trace::reg(kRegFirst);
+
+  // (A division applies to one register: set the dividend first.)
+  prog.set(kRegFull, trace::reg(kRegKvBlocks) - Expr(1));
+  prog.set(kRegFull, trace::div(trace::reg(kRegFull), p.kv_blocks_per_op));
+  prog.set(kRegFirst, trace::reg(kRegKvBlocks) - trace::reg(kRegFull) * c);
+  prog.set(kRegHasFull, trace::reg(kRegFull) + Expr(kHasFullDivisor - 1));
+  prog.set(kRegHasFull, trace::div(trace::reg(kRegHasFull), kHasFullDivisor));
+  // Group g >= 1 starts at block P + (g - 1) c.
+  const auto group_offset = [&](const Expr& g_minus_1) { return kv + (first + g_minus_1 * c) * kv_block; };
+  const auto prefetch = [&](std::uint8_t slot, std::uint32_t buffer, const Expr& offset, const Expr& bytes) {
+    prog.load_async(buffer, trace::rank(), offset, bytes, slot);
+  };
+  // One step: the group in the tiles is computed while the next one arrives (as the suite's
+  // kernel does: K of the next group is requested before S = Q K^T, V before O += P V).
+  const auto step = [&](const Expr& flops, const std::optional<Expr>& next_offset, const Expr& next_bytes) {
+    prog.wait_load(kSlotK);
+    if (next_offset) prefetch(kSlotK, b.k, *next_offset, next_bytes);
+    prog.compute(flops, p.dtype);  // S = Q K^T
+    prog.wait_load(kSlotV);
+    if (next_offset) prefetch(kSlotV, b.v, *next_offset, next_bytes);
+    prog.compute(flops, p.dtype);  // O += P V
+  };
+
+  prefetch(kSlotK, b.k, kv, first * kv_block);
+  prefetch(kSlotV, b.v, kv, first * kv_block);
+  // The first group, with the first full group arriving (when there is one).
+  prog.loop(trace::reg(kRegHasFull));
+  step(first * block_flops, group_offset(Expr(0)), Expr(c * kv_block));
+  prog.end_loop();
+  // Full group i + 1 (i = 0..H-2), with group i + 2 arriving.
+  prog.loop(trace::reg(kRegFull) - trace::reg(kRegHasFull));
+  step(Expr(c * block_flops), group_offset(trace::loop(0) + Expr(1)), Expr(c * kv_block));
+  prog.end_loop();
+  // The last group: full when H >= 1, else the first group itself; nothing left to fetch.
+  prog.loop(trace::reg(kRegHasFull));
+  step(Expr(c * block_flops), std::nullopt, Expr(0));
+  prog.end_loop();
+  prog.loop(Expr(1) - trace::reg(kRegHasFull));
+  step(first * block_flops, std::nullopt, Expr(0));
+  prog.end_loop();
+}
+
 // The program of one workgroup (see attention.h).
 trace::ProgramBuilder attention_program(const AttentionParams& p, const AttentionShape& s, const Buffers& b) {
   const auto c = static_cast<std::int64_t>(p.kv_blocks_per_op);
@@ -76,6 +141,11 @@ trace::ProgramBuilder attention_program(const AttentionParams& p, const Attentio
   }
 
   prog.load(b.q, trace::rank(), trace::reg(kRegQOffset), i64(s.q_block_bytes));
+  if (p.prefetch) {
+    append_pipelined_kv_loop(prog, p, s, b);
+    prog.store(b.o, trace::rank(), trace::reg(kRegQOffset), i64(s.q_block_bytes));
+    return prog;
+  }
   const auto group_ops = [&](const Expr& first, const Expr& bytes, const Expr& flops) {
     prog.load(b.k, trace::rank(), first, bytes);
     prog.compute(flops, p.dtype);  // S = Q K^T
@@ -126,6 +196,10 @@ const sim::config::Schema<AttentionParams>& attention_schema() {
                   "naive_block_first: consecutive ids take one Q block of consecutive heads; swizzled_*: the same "
                   "orders after the chiplet swizzle, so that each die gets a contiguous range of them "
                   "(swizzled_head_first: every block of a head on one die, one head at a time)")
+          .boolean("prefetch", &AttentionParams::prefetch,
+                   "K and V of the next group of KV blocks are loaded while the current group is computed "
+                   "(software pipelining, as FA2 kernels and the suite's attention kernel do); false: every load "
+                   "blocks the workgroup before its product")
           .count("kv_blocks_per_op", &AttentionParams::kv_blocks_per_op,
                  "KV blocks moved or computed by one trace op (coarsening for replay speed; bytes and FLOPs stay "
                  "exact, loads and products interleave in steps of this many blocks); 1: one op per block")

@@ -9,9 +9,18 @@
 // of one (batch, q head) (attention_mapping.h says which launched id computes which), each:
 //
 //   load the Q block (block_m rows)
-//   for each group of kv_blocks_per_op KV blocks (block_n rows each) of its KV head:
-//     load the K rows, compute Q K^T, load the V rows, compute P V
+//   request K and V of the first group of KV blocks (block_n rows each) of its KV head
+//   for each group of kv_blocks_per_op KV blocks:
+//     wait for its K; request K of the next group; compute Q K^T
+//     wait for its V; request V of the next group; compute P V
 //   store the O block
+//
+// Prefetch (`prefetch`, on by default): K and V are non-blocking loads (trace op load_async)
+// issued one group ahead, so a workgroup's loads overlap its products, as FA2 kernels pipeline
+// them and as the suite's attention kernel (kernels/patterns/attention.hip) does: it loads the
+// next K and V blocks into registers while the matrix units work on the current ones. With
+// `prefetch: false` every load blocks the workgroup before its product (load K, compute, load
+// V, compute), a kernel without software pipelining.
 //
 // FLOPs: 4 * block_m * block_n * head_dim per KV block (2 for Q K^T, 2 for P V): the two matrix
 // products the matrix cores run. The online softmax (row max, exp, row sum, rescaling the O
@@ -26,19 +35,19 @@
 // Coarsening (`kv_blocks_per_op`, c; why: replay speed). FA2 at 128 heads x 128K tokens is
 // 131 072 workgroups x 2048 KV blocks = 268 M loop iterations, ~1 G operations at one op per
 // load and per product. One op therefore moves (or computes) c consecutive KV blocks at once.
-// Bytes, addresses and FLOPs stay exact (the last group of a workgroup takes the remainder);
-// what is coarser: (1) a workgroup loads c blocks of K, computes, then loads c blocks of V, so
-// its L2 footprint grows in steps of c blocks and the cache sees the c blocks at the load's
-// issue; (2) each op pays one load latency, so the latency a workgroup exposes between its
-// products is charged once per c blocks instead of once per block. Measured (MI300X test
-// system, attention_test.cc's skipped cases): at c <= 4 the makespan and L2 hit rate stay
-// within ~4% and ~0.03 of c = 1 at 16 heads x 16K and at 128 heads x 16K; from c = 8 (128
-// heads) or c = 16 (16 heads) they drift (naive_head_first at 128 heads: makespan -15% at
-// c = 8; at 16 heads its L2 hit rate falls from 0.80 to 0.24 at c = 64). c = 1 is the
-// uncoarsened kernel. The default, 4, keeps that fidelity. No c brings 128 heads x 128K near a
-// minute of replay: the cache model looks up every 4 KiB of the 8 TiB the workgroups load
-// (2 G lookups, a third to a half of the run time whatever c is) and the flow network's events
-// scale with the ops (development machine: ~490 s CPU at c = 4, ~240 s at c = 32).
+// Bytes, addresses and FLOPs stay exact (the first group of a workgroup takes the remainder);
+// what is coarser: (1) a workgroup requests c blocks of K (and of V) at once, so its L2
+// footprint grows in steps of c blocks and the cache sees the c blocks at the request; (2) with
+// blocking loads (`prefetch: false`) each op pays one load latency, so the latency a workgroup
+// exposes between its products is charged once per c blocks instead of once per block: that is
+// what made coarse blocking traces fast (128 heads x 16K: makespan -15% at c = 8). With the
+// prefetch the latency hides under the products at any c, so c changes little. Measured on
+// mi300x-1 against c = 1 (docs/performance.md, round 4): at c = 8 the makespan is within +0.8%
+// and the L2 hit rate within 0.02 for 16, 32 and 128 heads at 16K and 32 heads at 32K, GQA,
+// causal, and the head- and block-first mappings; at c = 16 the L2 hit rate of 128 heads x 16K
+// falls from 0.93 to 0.80 (the footprint of 76 resident workgroups per die, each 16 blocks
+// ahead, outgrows the 4 MiB L2). The default, 8, keeps that fidelity; c = 1 is the uncoarsened
+// kernel.
 //
 // ranks > 1: every rank runs the same attention on its own copy of the buffers (independent
 // replicas, e.g. data parallel); nothing moves between GPUs.
@@ -71,7 +80,8 @@ struct AttentionParams {
   AttentionMapping mapping = AttentionMapping::kNaiveHeadFirst;
   // KV blocks per load / compute op (see above): the largest that keeps makespan and L2 hit
   // rate within a few percent of the uncoarsened trace in the measurements.
-  std::uint32_t kv_blocks_per_op = 4;
+  std::uint32_t kv_blocks_per_op = 8;
+  bool prefetch = true;  // K/V of the next group loaded during the current one (see above)
   std::uint32_t ranks = 1;  // independent replicas; 0: every GPU of the system
 };
 

@@ -12,7 +12,7 @@ constexpr std::size_t idx(WorkgroupState s) { return static_cast<std::size_t>(s)
 constexpr std::size_t idx(TimeCategory c) { return static_cast<std::size_t>(c); }
 
 bool is_access(trace::OpKind k) {
-  return k == trace::OpKind::kLoad || k == trace::OpKind::kStore || k == trace::OpKind::kAtomicAddRange;
+  return trace::is_load(k) || k == trace::OpKind::kStore || k == trace::OpKind::kAtomicAddRange;
 }
 
 // Memory time split between plain memory work and the locality tax, in proportion to the
@@ -56,7 +56,7 @@ IntermediateMap::IntermediateMap(const trace::Trace& trace)
   for (const trace::Kernel& k : trace.kernels) {
     for (const trace::Instr& in : trace.programs[k.program].instrs) {
       if (!is_access(in.kind) || in.buffer == trace::kNoBuffer) continue;
-      (in.kind == trace::OpKind::kLoad ? loaders : storers)[in.buffer].insert(k.name);
+      (trace::is_load(in.kind) ? loaders : storers)[in.buffer].insert(k.name);
     }
   }
   const auto other_than = [](const std::set<std::string>& names, const std::string& name) {

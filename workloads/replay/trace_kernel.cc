@@ -23,6 +23,9 @@ void TraceKernel::start(models::compute::WorkgroupContext& wg) {
   Live& state = live_state_[wg.handle()];
   state.cursor = trace::Cursor(program_, kernel_, wg.workgroup_id(), context_.trace.ranks);
   state.state = WorkgroupState::kNone;
+  state.in_flight = {};
+  state.in_flight_total = 0;
+  state.waiting_slot = kNotWaiting;
   ++live_;
   advance(wg.handle());
 }
@@ -68,9 +71,12 @@ void TraceKernel::advance(std::uint32_t handle) {
   for (;;) {
     try {
       if (!state.cursor.next(op)) {
-        --live_;
-        enter(handle, wg, WorkgroupState::kNone);
-        wg.done();
+        if (state.in_flight_total == 0) {
+          retire(handle);
+        } else {
+          state.waiting_slot = kWaitingAll;
+          enter(handle, wg, WorkgroupState::kMemory);
+        }
         return;
       }
     } catch (const std::out_of_range& e) {
@@ -85,6 +91,7 @@ void TraceKernel::advance(std::uint32_t handle) {
         wg.compute(static_cast<double>(op.a), op.dtype, sim::bind<&TraceKernel::on_done>(this), me);
         return;
       case OpKind::kLoad:
+      case OpKind::kLoadAsync:
       case OpKind::kStore:
       case OpKind::kAtomicAddRange: {
         const std::uint32_t owner = checked_rank(handle, op.a);
@@ -94,12 +101,19 @@ void TraceKernel::advance(std::uint32_t handle) {
                                    context_.trace.buffers.at(op.buffer).name, context_.trace.buffers.at(op.buffer).bytes));
         }
         if (op.c == 0) continue;
-        const AccessKind kind = op.kind == OpKind::kLoad    ? AccessKind::kLoad
-                                : op.kind == OpKind::kStore ? AccessKind::kStore
-                                                            : AccessKind::kAtomicAdd;
+        const AccessKind kind = op.kind == OpKind::kStore            ? AccessKind::kStore
+                                : op.kind == OpKind::kAtomicAddRange ? AccessKind::kAtomicAdd
+                                                                     : AccessKind::kLoad;
         const MemoryAccess access{kind, kernel_.rank, wg.die(), owner, address, static_cast<std::uint64_t>(op.c)};
         const WorkgroupState doing = access_state(op, owner);
         if (doing == WorkgroupState::kIntermediate && context_.ideal_locality) continue;
+        if (op.kind == OpKind::kLoadAsync) {
+          ++state.in_flight[op.slot];
+          ++state.in_flight_total;
+          state.slot_state[op.slot] = doing;
+          machine.memory().access(access, sim::bind<&TraceKernel::on_async_load_done>(this), {handle, op.slot});
+          continue;
+        }
         enter(handle, wg, doing);
         machine.memory().access(access, sim::bind<&TraceKernel::on_done>(this), me);
         return;
@@ -137,6 +151,11 @@ void TraceKernel::advance(std::uint32_t handle) {
                                    sim::bind<&TraceKernel::on_wait_satisfied>(this), handle);
         return;
       }
+      case OpKind::kWaitLoad:
+        if (state.in_flight[op.slot] == 0) continue;
+        state.waiting_slot = static_cast<std::int8_t>(op.slot);
+        enter(handle, wg, state.slot_state[op.slot]);
+        return;
       case OpKind::kBarrier: {
         if (op.scope == trace::BarrierScope::kWorkgroup) continue;
         BarrierTable::Key key{static_cast<std::uint8_t>(op.scope), 0, op.a};
@@ -157,7 +176,29 @@ void TraceKernel::advance(std::uint32_t handle) {
   }
 }
 
+void TraceKernel::retire(std::uint32_t handle) {
+  --live_;
+  models::compute::WorkgroupContext& wg = gpu_.workgroup(handle);
+  enter(handle, wg, WorkgroupState::kNone);
+  wg.done();
+}
+
 void TraceKernel::on_done(const sim::Payload& payload) { advance(static_cast<std::uint32_t>(payload.a)); }
+
+void TraceKernel::on_async_load_done(const sim::Payload& payload) {
+  const auto handle = static_cast<std::uint32_t>(payload.a);
+  const auto slot = static_cast<std::size_t>(payload.b);
+  Live& state = live_state_[handle];
+  --state.in_flight[slot];
+  --state.in_flight_total;
+  if (state.waiting_slot == static_cast<std::int8_t>(slot) && state.in_flight[slot] == 0) {
+    state.waiting_slot = kNotWaiting;
+    advance(handle);
+  } else if (state.waiting_slot == kWaitingAll && state.in_flight_total == 0) {
+    state.waiting_slot = kNotWaiting;
+    retire(handle);
+  }
+}
 
 void TraceKernel::on_flushed(const sim::Payload& payload) {
   const auto handle = static_cast<std::uint32_t>(payload.a);

@@ -4,7 +4,11 @@
 // operation completes. Control instructions cost nothing; a workgroup barrier costs nothing.
 // Loads, stores and ranged atomic adds (atomic_add_range) are memory accesses
 // (MemorySystem::access: an atomic add is performed at the owner's memory side); flag atomics,
-// releases and waits go to the FlagStore.
+// releases and waits go to the FlagStore. A load_async is the same access without the wait: the
+// workgroup goes on at once and counts it in its slot until it arrives; wait_load blocks while
+// its slot counts any, and the end of the program waits for every slot (a workgroup does not
+// retire with loads in flight).
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,12 +52,23 @@ class TraceKernel : public models::compute::WorkgroupBody {
     trace::Op op;  // the operation in progress
     WorkgroupState state = WorkgroupState::kNone;  // what the ledger knows it is doing
     sim::Tick since_ps = 0;
+    // Non-blocking loads in flight, per slot, and what the last one issued in each slot is
+    // (the state a wait for it is charged to).
+    std::array<std::uint32_t, trace::kNumLoadSlots> in_flight{};
+    std::array<WorkgroupState, trace::kNumLoadSlots> slot_state{};
+    std::uint32_t in_flight_total = 0;
+    std::int8_t waiting_slot = kNotWaiting;  // a slot, kWaitingAll (program end) or kNotWaiting
   };
+  static constexpr std::int8_t kNotWaiting = -1;
+  static constexpr std::int8_t kWaitingAll = -2;
   // Tells the ledger the workgroup now does `to` (consecutive operations of one kind are one stretch).
   void enter(std::uint32_t handle, const models::compute::WorkgroupContext& wg, WorkgroupState to);
   WorkgroupState access_state(const trace::Op& op, std::uint32_t owner) const;
   void advance(std::uint32_t handle);
+  // The program has ended and no load is in flight: the workgroup retires.
+  void retire(std::uint32_t handle);
   void on_done(const sim::Payload& payload);
+  void on_async_load_done(const sim::Payload& payload);  // payload: handle, slot
   void on_flushed(const sim::Payload& payload);
   void on_wait_satisfied(const sim::Payload& payload);
   [[noreturn]] void fail(std::uint32_t handle, const std::string& what) const;

@@ -91,7 +91,7 @@ std::vector<std::uint8_t> registers_set_in_loops(const std::vector<Instr>& instr
 }
 
 bool moves_bytes(OpKind kind) {
-  return kind == OpKind::kLoad || kind == OpKind::kStore || kind == OpKind::kAtomicAddRange;
+  return trace::is_load(kind) || kind == OpKind::kStore || kind == OpKind::kAtomicAddRange;
 }
 
 std::uint64_t to_count(Wide v) {

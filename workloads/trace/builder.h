@@ -35,6 +35,19 @@ class ProgramBuilder {
   ProgramBuilder& load(std::uint32_t buffer, Expr owner_rank, Expr offset, Expr bytes) {
     return memory(OpKind::kLoad, buffer, std::move(owner_rank), std::move(offset), std::move(bytes));
   }
+  // A load that does not block the workgroup (a prefetch into registers); wait_load(slot) waits
+  // for it. Slots 0..kNumLoadSlots-1.
+  ProgramBuilder& load_async(std::uint32_t buffer, Expr owner_rank, Expr offset, Expr bytes, std::uint8_t slot) {
+    memory(OpKind::kLoadAsync, buffer, std::move(owner_rank), std::move(offset), std::move(bytes));
+    program_.instrs.back().target = slot;
+    return *this;
+  }
+  ProgramBuilder& wait_load(std::uint8_t slot) {
+    Instr in;
+    in.kind = OpKind::kWaitLoad;
+    in.target = slot;
+    return add(std::move(in));
+  }
   ProgramBuilder& store(std::uint32_t buffer, Expr owner_rank, Expr offset, Expr bytes) {
     return memory(OpKind::kStore, buffer, std::move(owner_rank), std::move(offset), std::move(bytes));
   }

@@ -73,6 +73,7 @@ bool Cursor::next(Op& out) {
         out.compare = in.compare;
         out.scope = in.scope;
         out.buffer = in.buffer;
+        out.slot = in.target;
         out.a = in.a.eval(vars_);
         out.b = in.b.eval(vars_);
         out.c = in.c.eval(vars_);

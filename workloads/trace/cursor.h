@@ -24,6 +24,7 @@ struct Op {
   models::sync::Compare compare = models::sync::Compare::kGe;
   BarrierScope scope = BarrierScope::kWorkgroup;
   std::uint32_t buffer = kNoBuffer;
+  std::uint8_t slot = 0;  // load_async, wait_load
   std::int64_t a = 0, b = 0, c = 0, d = 0, e = 0;
   std::uint32_t instr = 0;  // index in the program, for messages
 };

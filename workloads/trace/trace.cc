@@ -1,5 +1,7 @@
 #include "workloads/trace/trace.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace tessera::workloads::trace {
@@ -10,6 +12,7 @@ constexpr std::pair<std::string_view, OpKind> kOps[] = {
     {"atomic_add", OpKind::kAtomicAdd}, {"atomic_xchg", OpKind::kAtomicXchg}, {"release", OpKind::kRelease},
     {"wait", OpKind::kWait},       {"barrier", OpKind::kBarrier}, {"loop", OpKind::kLoop},
     {"end_loop", OpKind::kEndLoop}, {"set", OpKind::kSet}, {"atomic_add_range", OpKind::kAtomicAddRange},
+    {"load_async", OpKind::kLoadAsync}, {"wait_load", OpKind::kWaitLoad},
 };
 
 bool uses_regs_ok(const Expr& e) {
@@ -58,13 +61,21 @@ std::optional<std::uint32_t> Trace::find_program(std::string_view name) const {
   return std::nullopt;
 }
 
-std::uint32_t required_version(const Trace& t) {
-  for (const Program& p : t.programs) {
-    for (const Instr& in : p.instrs) {
-      if (in.kind == OpKind::kAtomicAddRange) return 2;
-    }
+std::uint32_t version_of(OpKind kind) {
+  switch (kind) {
+    case OpKind::kAtomicAddRange: return 2;
+    case OpKind::kLoadAsync:
+    case OpKind::kWaitLoad: return 3;
+    default: return kOldestTraceVersion;
   }
-  return kOldestTraceVersion;
+}
+
+std::uint32_t required_version(const Trace& t) {
+  std::uint32_t version = kOldestTraceVersion;
+  for (const Program& p : t.programs) {
+    for (const Instr& in : p.instrs) version = std::max(version, version_of(in.kind));
+  }
+  return version;
 }
 
 std::optional<std::string> validate(const Trace& t) {
@@ -84,14 +95,21 @@ std::optional<std::string> validate(const Trace& t) {
       for (const Expr* e : {&in.a, &in.b, &in.c, &in.d, &in.e}) {
         if (!uses_regs_ok(*e)) return where() + ": bad variable in an expression";
       }
+      if (t.version < version_of(in.kind)) {
+        return where() + fmt::format(": needs format version {} (the trace is version {})", version_of(in.kind),
+                                     t.version);
+      }
       switch (in.kind) {
         case OpKind::kLoad:
         case OpKind::kStore:
+        case OpKind::kAtomicAddRange:
           if (in.buffer >= t.buffers.size()) return where() + ": no such buffer";
           break;
-        case OpKind::kAtomicAddRange:
-          if (t.version < 2) return where() + fmt::format(": needs format version 2 (the trace is version {})", t.version);
+        case OpKind::kLoadAsync:
           if (in.buffer >= t.buffers.size()) return where() + ": no such buffer";
+          [[fallthrough]];
+        case OpKind::kWaitLoad:
+          if (in.target >= kNumLoadSlots) return where() + fmt::format(": slot {} (0..{})", in.target, kNumLoadSlots - 1);
           break;
         case OpKind::kWait:
           if (in.buffer != kNoBuffer && in.buffer >= t.buffers.size()) return where() + ": no such acquire buffer";

@@ -19,6 +19,8 @@
 // | release | flag rank, flag id, value | release-store: makes this workgroup's writes visible (its L2's dirty data written back where the L2 is private), then stores the flag; posted |
 // | wait | flag rank, flag id, compare, value [, acquire buffer, offset, bytes] | spin until `flag <compare> value`; then acquire the range (drop this die's stale L2 copies) |
 // | barrier | scope, id | workgroup: none; device: every workgroup of this kernel; all_ranks: every workgroup of the kernels of this name on every rank |
+// | load_async | buffer, rank, offset, bytes, slot | a load that does not block: the workgroup goes on at once; `slot` (0..7) names it for wait_load (version 3) |
+// | wait_load | slot | waits until every load_async issued with `slot` has arrived (version 3); a program's end waits for all |
 // | loop / end_loop | count | repeats the body `count` times; the counter i<depth> runs 0..count-1 |
 // | set | register, value | r<k> = value |
 #include <cstdint>
@@ -33,12 +35,14 @@
 namespace tessera::workloads::trace {
 
 // The format version this Tessera writes for traces that need it, and the oldest it reads.
-// Version 2 added atomic_add_range; a version-1 trace is a version-2 trace without it, so both
-// are read, and a trace keeps its version when written (required_version gives the lowest
-// version that holds a trace: TraceBuilder uses it, so generated traces without the new op
-// stay readable by a version-1 Tessera).
-inline constexpr std::uint32_t kTraceVersion = 2;
+// Version 2 added atomic_add_range, version 3 load_async and wait_load; a trace of an older
+// version is a newer one without those ops, so all are read, and a trace keeps its version when
+// written (required_version gives the lowest version that holds a trace: TraceBuilder uses it,
+// so generated traces without the new ops stay readable by an older Tessera).
+inline constexpr std::uint32_t kTraceVersion = 3;
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
+// Slots of a workgroup's outstanding non-blocking loads (load_async, wait_load): 0..kNumLoadSlots-1.
+inline constexpr int kNumLoadSlots = 8;
 
 enum class OpKind : std::uint8_t {
   kCompute,
@@ -53,9 +57,15 @@ enum class OpKind : std::uint8_t {
   kEndLoop,
   kSet,
   kAtomicAddRange,  // version 2: appended so that the earlier ops keep their binary codes
+  kLoadAsync,       // version 3
+  kWaitLoad,        // version 3
 };
 std::string_view op_name(OpKind kind);
 std::optional<OpKind> parse_op(std::string_view name);
+// The first format version that has the op.
+std::uint32_t version_of(OpKind kind);
+// A load, blocking or not (load_async moves the same bytes as load).
+inline bool is_load(OpKind kind) { return kind == OpKind::kLoad || kind == OpKind::kLoadAsync; }
 
 enum class BarrierScope : std::uint8_t { kWorkgroup, kDevice, kAllRanks };
 std::string_view scope_name(BarrierScope scope);
@@ -65,6 +75,8 @@ inline constexpr std::uint32_t kNoBuffer = ~std::uint32_t{0};
 // One instruction. Which fields mean what depends on `kind` (see the table above):
 //   compute:  a = flops
 //   load, store: buffer, a = rank, b = offset (bytes), c = bytes
+//   load_async: as load, and target = slot
+//   wait_load: target = slot
 //   atomic_add, atomic_xchg: a = flag rank, b = flag id, c = operand
 //   atomic_add_range: buffer, a = rank, b = offset (bytes), c = bytes, dtype = element type
 //   release:  a = flag rank, b = flag id, c = value
@@ -128,7 +140,8 @@ struct Trace {
   std::optional<std::uint32_t> find_program(std::string_view name) const;
 };
 
-// The lowest format version that holds `trace`: 2 when it uses atomic_add_range, else 1.
+// The lowest format version that holds `trace`: 3 when it uses load_async or wait_load, 2 when
+// it uses atomic_add_range, else 1.
 std::uint32_t required_version(const Trace& trace);
 
 // Structural checks (a version this Tessera reads and that has every op used, indices in range, loops balanced and at most kNumLoopVars deep, registers

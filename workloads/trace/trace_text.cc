@@ -35,9 +35,10 @@ constexpr std::array<Compare, 6> kCompares = {Compare::kEq, Compare::kNe, Compar
 constexpr std::array<Dtype, 4> kDtypes = {Dtype::kFp16, Dtype::kBf16, Dtype::kFp8, Dtype::kFp32};
 constexpr std::array<BarrierScope, 3> kScopes = {BarrierScope::kWorkgroup, BarrierScope::kDevice, BarrierScope::kAllRanks};
 constexpr std::array<HostOp, 3> kHostOps = {HostOp::kLaunch, HostOp::kSync, HostOp::kRankBarrier};
-constexpr std::array<OpKind, 12> kOpKinds = {OpKind::kCompute,    OpKind::kLoad,    OpKind::kStore,   OpKind::kAtomicAdd,
+constexpr std::array<OpKind, 14> kOpKinds = {OpKind::kCompute,    OpKind::kLoad,    OpKind::kStore,   OpKind::kAtomicAdd,
                                              OpKind::kAtomicXchg, OpKind::kRelease, OpKind::kWait,    OpKind::kBarrier,
-                                             OpKind::kLoop,       OpKind::kEndLoop, OpKind::kSet,     OpKind::kAtomicAddRange};
+                                             OpKind::kLoop,       OpKind::kEndLoop, OpKind::kSet,     OpKind::kAtomicAddRange,
+                                             OpKind::kLoadAsync,  OpKind::kWaitLoad};
 
 // Letters rather than compare_name()'s symbols: easier to type and to read in JSON.
 std::string_view compare_text(Compare c) {
@@ -66,6 +67,8 @@ const std::vector<std::string>& op_keys(OpKind kind) {
   static const std::vector<std::string> kCompute = {"op", "flops", "dtype"};
   static const std::vector<std::string> kMemory = {"op", "buffer", "rank", "offset", "bytes"};
   static const std::vector<std::string> kAtomicRange = {"op", "buffer", "rank", "offset", "bytes", "dtype"};
+  static const std::vector<std::string> kLoadAsync = {"op", "buffer", "rank", "offset", "bytes", "slot"};
+  static const std::vector<std::string> kWaitLoad = {"op", "slot"};
   static const std::vector<std::string> kAtomicAdd = {"op", "flag_rank", "flag_id", "operand"};
   static const std::vector<std::string> kFlagValue = {"op", "flag_rank", "flag_id", "value"};
   static const std::vector<std::string> kWait = {"op",    "flag_rank",      "flag_id",       "compare",
@@ -87,6 +90,8 @@ const std::vector<std::string>& op_keys(OpKind kind) {
     case OpKind::kEndLoop: return kEndLoop;
     case OpKind::kSet: return kSet;
     case OpKind::kAtomicAddRange: return kAtomicRange;
+    case OpKind::kLoadAsync: return kLoadAsync;
+    case OpKind::kWaitLoad: return kWaitLoad;
   }
   return kEndLoop;
 }
@@ -431,6 +436,10 @@ class TextReader {
     const Fields f(*this, j, where);
     Instr in;
     in.kind = choose(f.need("op", "an op"), f.path("op"), "op", kOpKinds, op_name);
+    if (trace_.version < version_of(in.kind)) {
+      fail(f.path("op"), fmt::format("{} needs format version {} (the header says {})", op_name(in.kind),
+                                     version_of(in.kind), trace_.version));
+    }
     const std::string what = fmt::format("a {} op", op_name(in.kind));
     f.allow_only(op_keys(in.kind), what);
     switch (in.kind) {
@@ -477,10 +486,15 @@ class TextReader {
         in.target = register_of(f.need("register", what), f.path("register"));
         in.a = f.expr("value", what);
         break;
+      case OpKind::kLoadAsync:
+        in.buffer = lookup(f.need("buffer", what), f.path("buffer"), "buffer", buffers_);
+        in.a = f.expr("rank", what);
+        in.b = f.expr("offset", what);
+        in.c = f.expr("bytes", what);
+        in.target = slot_of(f.need("slot", what), f.path("slot"));
+        break;
+      case OpKind::kWaitLoad: in.target = slot_of(f.need("slot", what), f.path("slot")); break;
       case OpKind::kAtomicAddRange:
-        if (trace_.version < 2) {
-          fail(f.path("op"), fmt::format("atomic_add_range needs format version 2 (the header says {})", trace_.version));
-        }
         in.buffer = lookup(f.need("buffer", what), f.path("buffer"), "buffer", buffers_);
         in.a = f.expr("rank", what);
         in.b = f.expr("offset", what);
@@ -491,6 +505,13 @@ class TextReader {
     return in;
   }
 
+
+  // A load slot, 0..kNumLoadSlots-1.
+  std::uint8_t slot_of(const json& j, const std::string& where) const {
+    const std::int64_t slot = integer_of(j, where);
+    if (slot < 0 || slot >= kNumLoadSlots) fail(where, fmt::format("load slot {} (0..{})", slot, kNumLoadSlots - 1));
+    return static_cast<std::uint8_t>(slot);
+  }
 
   // "r3" or 3.
   std::uint8_t register_of(const json& j, const std::string& where) const {
@@ -687,6 +708,14 @@ ojson op_json(const Instr& in, const Trace& t) {
       o["bytes"] = expr_json(in.c);
       o["dtype"] = models::compute::dtype_name(in.dtype);
       break;
+    case OpKind::kLoadAsync:
+      o["buffer"] = buffer_name(in.buffer);
+      o["rank"] = expr_json(in.a);
+      o["offset"] = expr_json(in.b);
+      o["bytes"] = expr_json(in.c);
+      o["slot"] = in.target;
+      break;
+    case OpKind::kWaitLoad: o["slot"] = in.target; break;
   }
   return o;
 }

@@ -58,9 +58,12 @@ class Ledger {
     const trace::Op& op = e.op;
     switch (op.kind) {
       case trace::OpKind::kLoad:
+      case trace::OpKind::kLoadAsync:
       case trace::OpKind::kStore:
       case trace::OpKind::kAtomicAddRange: {
-        const Key key{op.kind, e.rank, static_cast<std::uint32_t>(op.a), t_.buffers[op.buffer].name};
+        // A load_async moves what a load does: counted as one.
+        const trace::OpKind kind = trace::is_load(op.kind) ? trace::OpKind::kLoad : op.kind;
+        const Key key{kind, e.rank, static_cast<std::uint32_t>(op.a), t_.buffers[op.buffer].name};
         bytes_[key] += static_cast<std::uint64_t>(op.c);
         ranges_[key].push_back({op.b, op.b + op.c});
         break;

@@ -231,7 +231,9 @@ class Runner {
     ++seq_;
     switch (op.kind) {
       case OpKind::kCompute: return true;
-      case OpKind::kLoad: {
+      case OpKind::kWaitLoad: return true;  // loads are checked at their issue, the earliest they can read
+      case OpKind::kLoad:
+      case OpKind::kLoadAsync: {
         if (!range_ok(k, op, op.buffer, op.a, op.b, op.c)) return true;
         const std::int64_t lo = op.b;
         const std::int64_t hi = op.b + op.c;

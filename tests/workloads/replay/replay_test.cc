@@ -68,6 +68,46 @@ TEST_CASE("a hand-written push trace gives the hand-computed makespan") {
   CHECK(r.mall_hit_rate == doctest::Approx(1.0));
 }
 
+// load_async overlaps a workgroup's load with its compute: with T0 the makespan of an empty
+// program, L the load's and C the compute's own time, a blocking load then the compute takes
+// T0 + L + C, the non-blocking one max(T0 + L, T0 + C); the end of a program waits for a load
+// still in flight; waiting on an idle slot costs nothing.
+TEST_CASE("load_async: the load overlaps the compute, wait_load and the program's end wait for it") {
+  const auto makespan_ps = [](auto&& fill) {
+    TraceBuilder t(1);
+    const auto x = t.buffer("X", 4 * kMiB);
+    ProgramBuilder p("p");
+    fill(p, x);
+    const auto prog = t.program(std::move(p));
+    t.launch({"k", 0, 0, 1, prog, {}});
+    return static_cast<double>(replay_trace(std::move(t).build(), two_mi300x()).makespan_ps);
+  };
+  const std::int64_t flops = 2LL * 256 * 256 * 256 * 8;
+  const double empty = makespan_ps([](ProgramBuilder& p, std::uint32_t) { p.compute(0); });
+  const double load = makespan_ps([](ProgramBuilder& p, std::uint32_t x) { p.load(x, rank(), 0, 4 * kMiB); });
+  const double compute = makespan_ps([&](ProgramBuilder& p, std::uint32_t) { p.compute(flops); });
+  const double blocking = makespan_ps([&](ProgramBuilder& p, std::uint32_t x) {
+    p.load(x, rank(), 0, 4 * kMiB).compute(flops);
+  });
+  const double overlapped = makespan_ps([&](ProgramBuilder& p, std::uint32_t x) {
+    p.load_async(x, rank(), 0, 4 * kMiB, 2).compute(flops).wait_load(2);
+  });
+  REQUIRE(load - empty > 1e6);  // both parts take microseconds, so the overlap is visible
+  REQUIRE(compute - empty > 1e6);
+  CHECK(blocking == doctest::Approx(load + compute - empty).epsilon(1e-9));
+  CHECK(overlapped == doctest::Approx(std::max(load, compute)).epsilon(1e-9));
+  CHECK(overlapped < blocking);
+  // Nothing waits explicitly: the workgroup (and so the kernel) still ends when the load arrives.
+  CHECK(makespan_ps([](ProgramBuilder& p, std::uint32_t x) { p.load_async(x, rank(), 0, 4 * kMiB, 0); }) ==
+        doctest::Approx(load).epsilon(1e-9));
+  // A wait on a slot with nothing in flight returns at once; one on another slot does not wait
+  // for this one's load, the end of the program does.
+  CHECK(makespan_ps([&](ProgramBuilder& p, std::uint32_t) { p.compute(flops).wait_load(5); }) == compute);
+  CHECK(makespan_ps([&](ProgramBuilder& p, std::uint32_t x) {
+          p.load_async(x, rank(), 0, 4 * kMiB, 0).wait_load(1).compute(flops);
+        }) == doctest::Approx(std::max(load, compute)).epsilon(1e-9));
+}
+
 TEST_CASE("kernels on one stream run in order, on two streams they overlap") {
   auto make = [](std::uint32_t second_stream) {
     TraceBuilder t(1);

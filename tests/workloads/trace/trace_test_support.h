@@ -100,7 +100,9 @@ inline Trace sample_trace() {
       .barrier(BarrierScope::kWorkgroup)
       .barrier(BarrierScope::kDevice, 2)
       .barrier(BarrierScope::kAllRanks, wg())
-      .set(7, -5);
+      .set(7, -5)
+      .load_async(a, rank(), wg() * 64, 256, 3)
+      .wait_load(3);
   const auto prog = t.program(std::move(p));
   ProgramBuilder q("small");
   q.compute(10);

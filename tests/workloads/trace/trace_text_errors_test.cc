@@ -79,15 +79,33 @@ TEST_CASE("the header: first, once, the right version, sensible ranks") {
   CHECK(error_of({}) == R"(t.jsonl: no header: the first line must be {"tessera_trace": 1, "ranks": N})");
   check_error({kBuffer}, "t.jsonl:1: the first record must be the header");
   check_error({kHeader, kHeader}, "t.jsonl:2: tessera_trace: a second header");
-  check_error({R"({"tessera_trace": 3, "ranks": 2})"},
-              "t.jsonl:1: tessera_trace: format version 3 (this Tessera reads versions 1 to 2)");
+  check_error({R"({"tessera_trace": 4, "ranks": 2})"},
+              "t.jsonl:1: tessera_trace: format version 4 (this Tessera reads versions 1 to 3)");
   check_error({R"({"tessera_trace": 0, "ranks": 2})"},
-              "t.jsonl:1: tessera_trace: format version 0 (this Tessera reads versions 1 to 2)");
+              "t.jsonl:1: tessera_trace: format version 0 (this Tessera reads versions 1 to 3)");
   check_error({R"({"tessera_trace": 1, "ranks": 0})"}, "t.jsonl:1: ranks: must be at least 1");
   check_error({R"({"tessera_trace": 1, "ranks": -2})"}, "t.jsonl:1: ranks: must not be negative");
   check_error({R"({"tessera_trace": 1, "ranks": 4000000000})"}, "t.jsonl:1: ranks: 4000000000 is too large");
   check_error({R"({"tessera_trace": 1})"}, "t.jsonl:1: missing key 'ranks' (the header needs it)");
   check_error({R"({"tessera_trace": 1, "rank": 2})"}, "t.jsonl:1: rank: unknown key; did you mean 'ranks'?");
+}
+
+TEST_CASE("load_async and wait_load: version 3 only, a slot in 0..7") {
+  const std::string load = R"({"op": "load_async", "buffer": "A", "rank": 1, "offset": 64, "bytes": 64, "slot": 2})";
+  const std::string v3 = R"({"tessera_trace": 3, "ranks": 2})";
+  CHECK(error_of({v3, kBuffer, program_with(load + ", " + R"({"op": "wait_load", "slot": 2})"), kKernel, kLaunch}) == "");
+  check_error({kHeader, kBuffer, program_with(load)},
+              "t.jsonl:3: ops[0].op: load_async needs format version 3 (the header says 1)");
+  check_error({R"({"tessera_trace": 2, "ranks": 2})", kBuffer, program_with(R"({"op": "wait_load", "slot": 0})")},
+              "t.jsonl:3: ops[0].op: wait_load needs format version 3 (the header says 2)");
+  check_error({v3, kBuffer, program_with(R"({"op": "load_async", "buffer": "A", "rank": 1, "offset": 64, "bytes": 64})")},
+              "t.jsonl:3: ops[0]: missing key 'slot'");
+  check_error({v3, kBuffer,
+               program_with(R"({"op": "load_async", "buffer": "A", "rank": 1, "offset": 64, "bytes": 64, "slot": 8})")},
+              "t.jsonl:3: ops[0].slot: load slot 8 (0..7)");
+  check_error({v3, kBuffer, program_with(R"({"op": "wait_load", "slot": -1})")}, "t.jsonl:3: ops[0].slot: load slot -1 (0..7)");
+  check_error({v3, kBuffer, program_with(R"({"op": "wait_load", "slot": 1, "bytes": 4})")},
+              "t.jsonl:3: ops[0].bytes: unknown key (a wait_load op has: op, slot)");
 }
 
 TEST_CASE("atomic_add_range: version 2 only, a buffer and a range") {

@@ -58,7 +58,10 @@ TEST_CASE("text round trip keeps host lists whose barrier counts differ per rank
 
 TEST_CASE("the writer writes one record per line: header, buffers, programs, kernels, host") {
   const std::string text = text_of(test::sample_trace());
-  CHECK(text.rfind(R"({"tessera_trace":2,"ranks":3})" "\n", 0) == 0);  // it uses atomic_add_range
+  CHECK(text.rfind(R"({"tessera_trace":3,"ranks":3})" "\n", 0) == 0);  // it uses load_async
+  CHECK(text.find(R"({"op":"load_async","buffer":"A","rank":"rank","offset":"64*wg","bytes":256,"slot":3})") !=
+        std::string::npos);
+  CHECK(text.find(R"({"op":"wait_load","slot":3})") != std::string::npos);
   CHECK(text.find(R"({"op":"atomic_add_range","buffer":"A","rank":"r1%3","offset":"64*wg + 128","bytes":64,"dtype":"bf16"})") !=
         std::string::npos);
   CHECK(text.find(R"({"buffer":"A","bytes":1048576})") != std::string::npos);
