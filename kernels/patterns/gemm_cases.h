@@ -10,6 +10,7 @@
 namespace tk {
 
 CaseInfo matrix_rate_case();
+CaseInfo kstep_load_case();
 CaseInfo gemm_case();
 CaseInfo ag_gemm_case();
 CaseInfo gemm_all_scatter_case();

@@ -23,6 +23,8 @@ const sim::config::Schema<CacheSpec>& cache_schema() {
           .choice("set_indexing", &CacheSpec::set_indexing, {{"hash", SetIndexing::kHash}, {"modulo", SetIndexing::kModulo}},
                   "address to set mapping")
           .time("hit_latency", &CacheSpec::hit_latency_ps, "unloaded latency of a hit")
+          .time("fill_wait", &CacheSpec::fill_wait_ps,
+                "L2: latency of a load hit on data whose fill is in flight, from the miss; 0: not modelled")
           .bandwidth("bandwidth", &CacheSpec::bandwidth_bytes_per_s, "peak bandwidth of one instance")
           .count("channels", &CacheSpec::num_channels, "channels (slices) of one instance")
           .range(1, 1024)

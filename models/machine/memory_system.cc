@@ -98,6 +98,26 @@ double MemorySystem::load_cap(std::uint64_t part_bytes, std::uint64_t total_byte
   return std::min(cap, port_bytes_per_s_);
 }
 
+sim::Tick MemorySystem::l2_hit_delay(std::uint32_t owner, std::uint64_t address, const cache::HierarchyResult& r,
+                                     const cache::CacheSpec& l2) {
+  if (l2.fill_wait_ps == 0) return l2.hit_latency_ps;
+  const std::uint64_t key = (std::uint64_t{owner} << 58) ^ address;
+  const sim::Tick t = now();
+  if (r.hbm_read_bytes > 0 || r.mall_hit_bytes > 0) {  // this load fills the range: later hits wait for it
+    constexpr std::size_t kMaxPending = std::size_t{1} << 16;
+    if (pending_fills_.size() >= kMaxPending) std::erase_if(pending_fills_, [t](const auto& e) { return e.second <= t; });
+    pending_fills_[key] = t + l2.fill_wait_ps;
+    return l2.hit_latency_ps;
+  }
+  const auto it = pending_fills_.find(key);
+  if (it == pending_fills_.end()) return l2.hit_latency_ps;
+  if (it->second <= t) {
+    pending_fills_.erase(it);
+    return l2.hit_latency_ps;
+  }
+  return std::max(l2.hit_latency_ps, it->second - t);
+}
+
 std::uint32_t MemorySystem::new_op(sim::Handler on_done, sim::Payload payload, std::uint32_t parts) {
   std::uint32_t id;
   if (!free_ops_.empty()) {
@@ -214,7 +234,7 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
       totals_.hbm_write_bytes += r.hbm_write_bytes;
       post(routes_.route(die, memory, {.memory = MemoryNode::kHbm}), r.hbm_write_bytes);
       const Part parts[] = {
-          {&l2_route(a.gpu, l2_index), r.l2_hit_bytes, l2.hit_latency_ps},
+          {&l2_route(a.gpu, l2_index), r.l2_hit_bytes, l2_hit_delay(a.owner, a.address, r, l2)},
           {has_mall ? &routes_.route(die, memory, via_mall) : nullptr, r.mall_hit_bytes, mall.hit_latency_ps},
           {&routes_.route(die, memory, via_hbm), r.hbm_read_bytes, 0},
       };

@@ -44,6 +44,14 @@
 // B / cap + L (L its own latency), so a load part gets the cap B / (B R / W - L), which makes the
 // two agree exactly for a lone flow and still yields to the max-min share under contention.
 // Parts of one access split W in proportion to their bytes.
+//
+// Hits under a pending miss (`l2.fill_wait` > 0): a local load that misses in the L2 (some of its
+// bytes come from the MALL or HBM) marks its range (owner, start address) as filling until
+// `fill_wait` after it; a later local load of the same range that hits in the L2 before then
+// starts its L2 part when the fill is due, max(hit_latency, due - now), instead of after
+// hit_latency: the cache model allocates the lines at the miss, the data arrive later. Ranges
+// are matched by their start address (the workgroups of a GEMM sharing an A or B block load the
+// same range). With fill_wait = 0 nothing is tracked.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -151,6 +159,9 @@ class MemorySystem : public sim::Component {
   fabric::RouteId network_route(const topology::Route& route, double cap);
   double load_cap(std::uint64_t part_bytes, std::uint64_t total_bytes, sim::Tick round_trip_ps, sim::Tick flow_latency_ps) const;
   const topology::Route& l2_route(std::uint32_t gpu, std::uint32_t l2);
+  // The delay of the L2-hit part of a local load (hit latency, or the wait for a pending fill).
+  sim::Tick l2_hit_delay(std::uint32_t owner, std::uint64_t address, const cache::HierarchyResult& r,
+                         const cache::CacheSpec& l2);
   std::uint32_t new_op(sim::Handler on_done, sim::Payload payload, std::uint32_t parts);
   void on_part_done(const sim::Payload& payload);
   void on_delay_over(const sim::Payload& payload);
@@ -180,6 +191,9 @@ class MemorySystem : public sim::Component {
   std::vector<topology::Route> l2_routes_;  // per (gpu, die): the L2 alone
   std::vector<topology::Route> hbm_routes_;   // per gpu: the HBM alone (an atomic's read of old values)
   std::vector<topology::Route> mall_routes_;  // per gpu: the MALL alone; empty without a MALL
+
+  // Ranges whose fill is in flight: (owner << 58 | start address) -> when it is due.
+  std::unordered_map<std::uint64_t, sim::Tick> pending_fills_;
 
   std::vector<Op> ops_;
   std::vector<std::uint32_t> free_ops_;

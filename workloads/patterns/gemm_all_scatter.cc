@@ -211,8 +211,8 @@ trace::Trace make_gemm_all_scatter(const GemmAllScatterParams& p, const models::
 
   switch (p.variant) {
     case GemmAllScatterVariant::kBsp: {
-      const std::uint32_t gemm = tb.program(scatter_gemm_program("gemm", layout, w.gemm, TileEnd::kStoreLocal, 0));
-      launch_per_rank(tb, ranks, "gemm", gemm, w.gemm, 0, remap(w.gemm), 0, 0);
+      const std::uint32_t gemm = tb.program(scatter_gemm_program("gemm_all_scatter_gemm", layout, w.gemm, TileEnd::kStoreLocal, 0));
+      launch_per_rank(tb, ranks, "gemm_all_scatter_gemm", gemm, w.gemm, 0, remap(w.gemm), 0, 0);
       AllGatherSpec ag;
       ag.algorithm = p.collective;
       ag.output_buffer = layout.c_buffer;
@@ -227,11 +227,11 @@ trace::Trace make_gemm_all_scatter(const GemmAllScatterParams& p, const models::
       const auto gemm_cus = static_cast<std::uint32_t>(w.gemm / dies);
       const auto comm_cus = static_cast<std::uint32_t>(w.comm / dies);
       const std::uint32_t gemm =
-          tb.program(scatter_gemm_program("gemm", layout, w.gemm, TileEnd::kStoreLocalRelease, kLockBase));
+          tb.program(scatter_gemm_program("gemm_all_scatter_gemm", layout, w.gemm, TileEnd::kStoreLocalRelease, kLockBase));
       const std::uint32_t scatter = tb.program(all_scatter_program("all_scatter", layout, w.comm, kLockBase));
       for (std::uint32_t rank = 0; rank < ranks; ++rank) {
         // Per rank: the GEMM on stream 0, then the all-scatter on stream 1, as the benchmark launches them.
-        trace::Kernel g{"gemm", rank, 0, w.gemm, gemm, {remap(w.gemm)}, 0, gemm_cus};
+        trace::Kernel g{"gemm_all_scatter_gemm", rank, 0, w.gemm, gemm, {remap(w.gemm)}, 0, gemm_cus};
         tb.launch(std::move(g));
         trace::Kernel s{"all_scatter", rank, 1, w.comm, scatter, {remap(w.comm)}, gemm_cus, comm_cus};
         tb.launch(std::move(s));

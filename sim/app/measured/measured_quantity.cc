@@ -16,7 +16,7 @@ using Q = Quantity;
 // "kind: microbench"). Latency cases: per operation against Tessera's latency_ns.
 // matrix_rate's metric names are provisional (the tile-loop case of the suite is in progress):
 // change them here only.
-const std::array<CaseQuantity, 13> kCaseQuantities{{
+const std::array<CaseQuantity, 14> kCaseQuantities{{
     {"hbm_stream", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
     {"l2_bandwidth", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
     {"remote_load", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
@@ -31,6 +31,8 @@ const std::array<CaseQuantity, 13> kCaseQuantities{{
     {"launch_latency", Q::kLatencyNs, {"latency_ns_mean"}, 1.0, "iterations", 1.0, {"latency_ns"}, "latency_ns"},
     {kMatrixRateCase, Q::kFlopsPerSecond, {"matrix_TFLOPs_mean", "tflops_mean", "tflops"}, 1e12, {}, 1.0, {}, {}},
     {kAttentionStepCase, Q::kFlopsPerSecond, {"matrix_TFLOPs_mean"}, 1e12, {}, 1.0, {}, {}},
+    // The GEMM K-step's load round trip (ns per step); not a Tessera workload (kstep_fit.cc).
+    {"kstep_load", Q::kLatencyNs, {"ns_per_step_mean"}, 1.0, {}, 1.0, {}, {}},
 }};
 
 std::optional<double> positive_metric(const MeasuredCase& r, std::string_view name) {

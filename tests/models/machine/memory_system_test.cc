@@ -158,3 +158,56 @@ TEST_CASE("accesses outside the system are rejected") {
                   std::out_of_range);
   CHECK_THROWS_AS(rig.machine.memory().dma_copy(0, 0, 0, 0, 64, sim::bind<&Rig::on_done>(&rig)), std::out_of_range);
 }
+
+namespace {
+
+struct TwoLoads {
+  sim::Engine engine;
+  sim::stats::StatRegistry stats;
+  Machine machine;
+  std::optional<sim::Tick> first, second;
+  explicit TwoLoads(const SystemSpec& spec) : machine(sim::Context{engine, stats}, spec) {}
+  void on_first(const sim::Payload&) { first = engine.now(); }
+  void on_second(const sim::Payload&) { second = engine.now(); }
+  // Two workgroups load the same range at once: the first misses, the second hits in the L2.
+  void run(std::uint64_t bytes) {
+    machine.memory().access({AccessKind::kLoad, 0, 0, 0, 0, bytes}, sim::bind<&TwoLoads::on_first>(this));
+    machine.memory().access({AccessKind::kLoad, 0, 0, 0, 0, bytes}, sim::bind<&TwoLoads::on_second>(this));
+    engine.run();
+    REQUIRE(first.has_value());
+    REQUIRE(second.has_value());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a hit under a pending L2 fill waits fill_wait from the miss, without fill_wait it costs the hit latency") {
+  constexpr std::uint64_t kBytes = 8192;  // within one window: the port caps the load
+  SystemSpec s = tessera::models::topology::test::mi300x(1);
+  const double transfer = static_cast<double>(at_rate(kBytes, port_rate(s)));
+  {
+    TwoLoads off(s);
+    off.run(kBytes);
+    CHECK(static_cast<double>(*off.second) == doctest::Approx(transfer + s.gpu.memory.l2.hit_latency_ps).epsilon(1e-6));
+  }
+  s.gpu.memory.l2.fill_wait_ps = 300'000;
+  {
+    TwoLoads on(s);
+    on.run(kBytes);
+    CHECK(static_cast<double>(*on.second) == doctest::Approx(transfer + 300'000).epsilon(1e-6));
+    // The miss itself is unchanged: HBM latency plus the transfer.
+    CHECK(static_cast<double>(*on.first) == doctest::Approx(transfer + 428'000).epsilon(1e-6));
+    // Once the fill is due, a hit costs the hit latency again.
+    const sim::Tick start = on.engine.now();
+    on.second.reset();
+    on.machine.memory().access({AccessKind::kLoad, 0, 0, 0, 0, kBytes}, sim::bind<&TwoLoads::on_second>(&on));
+    on.engine.run();
+    REQUIRE(on.second.has_value());
+    CHECK(static_cast<double>(*on.second - start) == doctest::Approx(transfer + s.gpu.memory.l2.hit_latency_ps).epsilon(1e-6));
+  }
+  // A fill_wait below the hit latency never makes a hit faster than a hit.
+  s.gpu.memory.l2.fill_wait_ps = 10'000;
+  TwoLoads low(s);
+  low.run(kBytes);
+  CHECK(static_cast<double>(*low.second) == doctest::Approx(transfer + s.gpu.memory.l2.hit_latency_ps).epsilon(1e-6));
+}

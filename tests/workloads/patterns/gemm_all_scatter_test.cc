@@ -370,8 +370,8 @@ TEST_CASE("gemm_all_scatter: kernels, streams, CU partitions and host commands o
     std::vector<std::pair<std::uint32_t, std::uint32_t>> cus;  // (first, count) per die
   };
   const std::map<V, Expected> expected{
-      {V::kBsp, {{"gemm", "all_gather"}, {0, 0}, {304, 16}, {{0, 0}, {0, 0}}}},
-      {V::kProducerConsumer, {{"gemm", "all_scatter"}, {0, 1}, {256, 48}, {{0, 32}, {32, 6}}}},
+      {V::kBsp, {{"gemm_all_scatter_gemm", "all_gather"}, {0, 0}, {304, 16}, {{0, 0}, {0, 0}}}},
+      {V::kProducerConsumer, {{"gemm_all_scatter_gemm", "all_scatter"}, {0, 1}, {256, 48}, {{0, 32}, {32, 6}}}},
       {V::kFusedSequential, {{"gemm_all_scatter"}, {0}, {304}, {{0, 0}}}},
       {V::kWgSpecialized, {{"gemm_all_scatter_wgs"}, {0}, {304}, {{0, 0}}}}};
   for (const auto& [variant, want] : expected) {
@@ -552,14 +552,14 @@ TEST_CASE("gemm_all_scatter: replay sanity on an MI300X node") {
       for (const auto& k : r.kernels) by[{k.rank, k.name}] = k;
       for (std::uint32_t rank = 0; rank < ranks; ++rank) {
         if (variant == V::kBsp) {
-          const auto& gemm = by.at({rank, "gemm"});
+          const auto& gemm = by.at({rank, "gemm_all_scatter_gemm"});
           const auto& ag = by.at({rank, "all_gather"});
           CHECK(ag.start_ps >= gemm.end_ps);             // stream order is the barrier
           CHECK(ag.start_ps >= gemm.end_ps + kLaunchPs);  // and the second launch is paid after it
           CHECK(r.makespan_ps >= 2 * kLaunchPs);
         }
         if (variant == V::kProducerConsumer) {
-          const auto& gemm = by.at({rank, "gemm"});
+          const auto& gemm = by.at({rank, "gemm_all_scatter_gemm"});
           const auto& scatter = by.at({rank, "all_scatter"});
           CHECK(scatter.start_ps < gemm.end_ps);  // the two kernels run at once
           CHECK(scatter.end_ps >= gemm.end_ps);   // and the last push follows the last tile

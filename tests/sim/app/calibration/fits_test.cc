@@ -226,6 +226,41 @@ TEST_CASE("kernel_efficiency: one curve per named kernel by workgroups per CU, i
   CHECK(matrix.files.size() == 1);
 }
 
+TEST_CASE("kstep: one-pass points give fill_wait = (ns_per_step - step_bytes / port) / 2, resident points are a check only") {
+  SyntheticPoints s;
+  const nlohmann::json kstep{{"kind", "kstep_load"}};  // not simulated: the workload is not read
+  const models::SystemSpec system = base_system();
+  const double port_bytes_per_ns = system.gpu.fabric.cu_port_bytes_per_clock * system.gpu.compute.clock_hz / 1e9;
+  const double hit_ns = static_cast<double>(system.gpu.memory.l2.hit_latency_ps) / 1e3;
+  const double fill_ns = 300;
+  for (double bytes : {8192.0, 12288.0, 16384.0}) {
+    const double step = 2 * fill_ns + bytes / port_bytes_per_ns;
+    s.add("kstep_load", kstep, 1, step, {{"passes", 1}},
+          {{"ns_per_step_mean", step}, {"step_bytes", bytes}, {"working_set_bytes", 128.0 * 1024 * 1024}});
+  }
+  // Inside the L2 (several passes over 4 MiB): not fitted, compared with 2 hit_latency + bytes / port in a note.
+  s.add("kstep_load", kstep, 1, 500, {{"passes", 32}},
+        {{"ns_per_step_mean", 500.0}, {"step_bytes", 12288.0}, {"working_set_bytes", 4.0 * 1024 * 1024}});
+  const FitOutcome out = kstep_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  CHECK(value_of(out, "gpu.memory.l2.fill_wait").value == doctest::Approx(fill_ns * 1e3));
+  CHECK(out.direct.mape == doctest::Approx(0.0).epsilon(1e-9));
+  CHECK(out.files.size() == 3);
+  CHECK_FALSE(out.tessera);
+  bool checked = false;
+  for (const std::string& note : out.notes) {
+    if (note.find(fmt::format("{:.1f} ns", 2 * hit_ns + 12288.0 / port_bytes_per_ns)) != std::string::npos) checked = true;
+  }
+  CHECK(checked);
+
+  SyntheticPoints resident_only;
+  resident_only.add("kstep_load", kstep, 1, 500, {{"passes", 32}},
+                    {{"ns_per_step_mean", 500.0}, {"step_bytes", 12288.0}, {"working_set_bytes", 4.0 * 1024 * 1024}});
+  const FitOutcome none = kstep_fit().fit(FitInputs{system, resident_only.points, kDirectOnly});
+  CHECK(none.values.empty());
+  REQUIRE(none.not_fitted.size() == 1);
+  CHECK(none.not_fitted[0].key == "gpu.memory.l2.fill_wait");
+}
+
 TEST_CASE("fits without data write nothing and name each key they leave out") {
   const std::vector<CalibrationPoint> none;
   const models::SystemSpec system = base_system();
