@@ -41,13 +41,15 @@
 // blocking loads (`prefetch: false`) each op pays one load latency, so the latency a workgroup
 // exposes between its products is charged once per c blocks instead of once per block: that is
 // what made coarse blocking traces fast (128 heads x 16K: makespan -15% at c = 8). With the
-// prefetch the latency hides under the products at any c, so c changes little. Measured on
-// mi300x-1 against c = 1 (docs/performance.md, round 4): at c = 8 the makespan is within +0.8%
-// and the L2 hit rate within 0.02 for 16, 32 and 128 heads at 16K and 32 heads at 32K, GQA,
-// causal, and the head- and block-first mappings; at c = 16 the L2 hit rate of 128 heads x 16K
-// falls from 0.93 to 0.80 (the footprint of 76 resident workgroups per die, each 16 blocks
-// ahead, outgrows the 4 MiB L2). The default, 8, keeps that fidelity; c = 1 is the uncoarsened
-// kernel.
+// prefetch the latency hides under the products at any c, so the makespan moves little; but
+// the prefetch runs one group ahead, so a workgroup's footprint in flight is 2c blocks of K and
+// of V where the kernel's is 2, and the L2 hit rate drifts as c grows. Measured on mi300x-1
+// against c = 1 (docs/performance.md, round 4): at c = 4 the makespan is within +1.2% and the
+// L2 hit rate within 0.015 on every case measured (16 to 128 heads at 8K to 32K, GQA, causal,
+// all four mappings) except the cache-thrashing 128-head swizzled block-first at 8K (hit rate
+// 0.18 -> 0.03, makespan -4%); at c = 8 the makespans still hold (+1.7%) but hit rates move by
+// up to 0.31 (128 heads x 8K naive block-first: 0.93 -> 0.62). The default, 4, keeps the hit
+// rates the mapping studies compare; c = 1 is the uncoarsened kernel.
 //
 // ranks > 1: every rank runs the same attention on its own copy of the buffers (independent
 // replicas, e.g. data parallel); nothing moves between GPUs.
@@ -80,7 +82,7 @@ struct AttentionParams {
   AttentionMapping mapping = AttentionMapping::kNaiveHeadFirst;
   // KV blocks per load / compute op (see above): the largest that keeps makespan and L2 hit
   // rate within a few percent of the uncoarsened trace in the measurements.
-  std::uint32_t kv_blocks_per_op = 8;
+  std::uint32_t kv_blocks_per_op = 4;
   bool prefetch = true;  // K/V of the next group loaded during the current one (see above)
   std::uint32_t ranks = 1;  // independent replicas; 0: every GPU of the system
 };
