@@ -35,7 +35,8 @@
 // Coarsening (`kv_blocks_per_op`, c; why: replay speed). FA2 at 128 heads x 128K tokens is
 // 131 072 workgroups x 2048 KV blocks = 268 M loop iterations, ~1 G operations at one op per
 // load and per product. One op therefore moves (or computes) c consecutive KV blocks at once.
-// Bytes, addresses and FLOPs stay exact (the first group of a workgroup takes the remainder);
+// Bytes, addresses and FLOPs stay exact (one group of a workgroup takes the remainder: the first
+// with the prefetch, the last without);
 // what is coarser: (1) a workgroup requests c blocks of K (and of V) at once, so its L2
 // footprint grows in steps of c blocks and the cache sees the c blocks at the request; (2) with
 // blocking loads (`prefetch: false`) each op pays one load latency, so the latency a workgroup
