@@ -7,8 +7,8 @@ namespace tessera::app::calibration {
 FitUnit launch_fit();   // launch_latency -> kernel_launch_latency, workgroup_dispatch
 FitUnit l2_fit();       // l2_bandwidth -> l2.bandwidth
 FitUnit hbm_fit();      // hbm_stream -> hbm_bandwidth, hbm_latency
-FitUnit link_fit();     // remote_load, remote_store, all_load, all_store, p2p_copy -> link_bandwidth, link_latency
-FitUnit atomic_fit();   // atomic_add, atomic_xchg -> local_latency, remote_latency
+FitUnit atomic_fit();   // atomic_add, atomic_xchg -> local_latency, remote_latency, link_latency
+FitUnit link_fit();     // remote_load, remote_store, all_load, all_store, p2p_copy -> link_bandwidth
 FitUnit flag_fit();     // flag_pingpong -> poll_interval
 FitUnit matrix_fit();   // matrix_rate -> matrix_efficiency.<dtype>
 FitUnit kstep_fit();    // kstep_load -> l2.fill_wait
@@ -16,7 +16,9 @@ FitUnit kernel_efficiency_fit();  // matrix_rate with a kernel, attention_step -
 
 // In the order they run: launch first, because every kernel's time contains it; the L2 before
 // the HBM, because a copy's stores cross the L2 in Tessera; HBM before the links, whose transfers
-// start or end in HBM; links before atomics and flags, whose latencies contain the link round trip.
+// start or end in HBM; atomics before the links, because remote against local atomics give the
+// link latency (which the links' small transfers contain); flags last, whose one-way time contains
+// both.
 const std::vector<FitUnit>& fit_units();
 
 }  // namespace tessera::app::calibration

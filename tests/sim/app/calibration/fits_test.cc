@@ -124,10 +124,10 @@ TEST_CASE("l2: time = a + bytes x iterations / (dies x l2.bandwidth) at working 
   CHECK(out.notes.front().find("1 l2_bandwidth result(s) above 0.75 of the L2") != std::string::npos);
 }
 
-TEST_CASE("link: a shared slope per link and the link latency from the cases' intercepts") {
+TEST_CASE("link: a shared slope per link; the intercepts are reported, never written as the link latency") {
   SyntheticPoints s;
   const double links = 18, per_link_bytes_per_ns = 21.0;  // 21 GB/s per link
-  const double hbm_ns = 400, link_ns = 900;               // the base's HBM latency; the link latency to recover
+  const double hbm_ns = 400, link_ns = 900;               // the base's HBM latency; a link latency the data contain
   for (const double mib : {64.0, 256.0, 1024.0}) {
     const double bytes = mib * (1 << 20);
     const nlohmann::json size{{"bytes", fmt::format("{:.0f} B", bytes)}};
@@ -138,22 +138,58 @@ TEST_CASE("link: a shared slope per link and the link latency from the cases' in
   const models::SystemSpec system = base_system();
   const FitOutcome out = link_fit().fit(FitInputs{system, s.points, kDirectOnly});
   CHECK(value_of(out, "interconnect.link_bandwidth").value == doctest::Approx(21e9).epsilon(1e-9));
-  CHECK(value_of(out, "interconnect.link_latency").value == doctest::Approx(900e3).epsilon(1e-6));
   CHECK(out.direct.relative_rms < 1e-9);
+  for (const FittedValue& v : out.values) CHECK(v.key->path != "interconnect.link_latency");
+  // Each case's intercept is a note: 400 + 900 ns for the store, 400 + 1800 ns for the load.
+  REQUIRE(out.notes.size() == 2);
+  CHECK(out.notes[0].find("remote_load intercept 2200.0 ns") != std::string::npos);
+  CHECK(out.notes[1].find("remote_store intercept 1300.0 ns") != std::string::npos);
 }
 
-TEST_CASE("atomics: local latency and remote latency beyond the link round trip") {
+TEST_CASE("link: a case measured at one size takes the intercept the system implies, its link latency included") {
+  SyntheticPoints s;
+  const double links = 18, per_link_bytes_per_ns = 21.0, hbm_ns = 400, link_ns = 900;
+  models::SystemSpec system = base_system();
+  system.interconnect.link_latency_ps = 900'000;
+  const double bytes = 256.0 * (1 << 20);
+  s.add("remote_store", microbench("remote_store", {{"bytes", fmt::format("{:.0f} B", bytes)}}), 2,
+        hbm_ns + link_ns + bytes / links / per_link_bytes_per_ns);
+  system.gpu.dispatch.kernel_launch_latency_ps = 0;
+  system.gpu.dispatch.workgroup_dispatch_ps = 0;
+  system.gpu.dispatch.kernel_teardown_ps = 0;
+  const FitOutcome out = link_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  CHECK(value_of(out, "interconnect.link_bandwidth").value == doctest::Approx(21e9).epsilon(1e-9));
+}
+
+TEST_CASE("atomics: remote against local atomics of one device give the link latency; remote_latency = local_latency") {
+  SyntheticPoints s;
+  const models::SystemSpec system = base_system();  // a direct bundle: a round trip crosses it twice
+  for (const char* op : {"atomic_add", "atomic_xchg"}) {
+    s.add(op, microbench(op, {{"peer", 0}}), 1, 700.0, {{"iterations", 1}});
+    s.add(op, microbench(op, {{"peer", 1}}), 2, 700.0 + 2 * 900.0, {{"iterations", 1}});
+  }
+  const FitOutcome out = atomic_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  CHECK(value_of(out, "gpu.atomics.local_latency").value == doctest::Approx(700e3));
+  CHECK(value_of(out, "interconnect.link_latency").value == doctest::Approx(900e3));
+  CHECK(value_of(out, "gpu.atomics.remote_latency").value == doctest::Approx(700e3));
+  // Tessera's dependent atomics take exactly these latencies.
+  REQUIRE(out.tessera);
+  CHECK(out.tessera->mape < 1e-9);
+}
+
+TEST_CASE("atomics: remote atomics of a device with no local ones leave remote_latency beyond the system's round trip") {
   SyntheticPoints s;
   models::SystemSpec system = base_system();
-  system.interconnect.link_latency_ps = 900'000;  // as if the link fit had found it: a round trip of 1.8 us
+  system.interconnect.link_latency_ps = 900'000;  // a round trip of 1.8 us, as the system file has it
   for (const char* op : {"atomic_add", "atomic_xchg"}) {
     s.add(op, microbench(op, {{"peer", 0}}), 1, 700.0, {{"iterations", 1}});
     s.add(op, microbench(op, {{"peer", 1}}), 2, 1200.0 + 1800.0, {{"iterations", 1}});
+    s.results.back().device = "another device";  // measured on another machine: no same-device difference
   }
   const FitOutcome out = atomic_fit().fit(FitInputs{system, s.points, kDirectOnly});
   CHECK(value_of(out, "gpu.atomics.local_latency").value == doctest::Approx(700e3));
   CHECK(value_of(out, "gpu.atomics.remote_latency").value == doctest::Approx(1200e3));
-  // Tessera's dependent atomics take exactly these latencies.
+  for (const FittedValue& v : out.values) CHECK(v.key->path != "interconnect.link_latency");
   REQUIRE(out.tessera);
   CHECK(out.tessera->mape < 1e-9);
 }
