@@ -11,7 +11,8 @@
 using namespace tessera;
 
 TEST_CASE("every embedded system file reads through the system schema") {
-  for (const char* name : {"mi300x-1", "mi300x-8", "mi325x-8", "mi355x-8", "h100-1", "h100-8", "h200-1", "h200-2", "h200-8"}) {
+  for (const char* name : {"mi300x-1", "mi300x-8", "mi325x-8", "mi355x-8", "h100-1", "h100-2", "h100-8", "h200-1", "h200-2",
+                           "h200-8", "h100-2-calibrated", "h200-1-calibrated", "h200-2-calibrated"}) {
     // hbm_stream: a workload every system can run.
     const app::RunSpec spec =
         app::load_run_spec(std::nullopt, {std::string("system=") + name, "workload={kind: microbench, op: hbm_stream}"});
@@ -31,6 +32,10 @@ TEST_CASE("system files build on their base: and physical figures follow the spe
   CHECK(h200.gpu.compute.compute_units_per_die * h200.gpu.compute.num_dies == 132);  // from h100-1
   CHECK(models::peak_fp16_flops_per_s(h200.gpu) == doctest::Approx(989.4e12).epsilon(1e-3));
   CHECK(h200.interconnect.topology == "direct");
+  const auto h100_pair = app::load_run_spec(std::nullopt, {"system=h100-2"}).system;
+  CHECK(h100_pair.num_gpus == 2);
+  CHECK(h100_pair.gpu.memory.hbm_bandwidth_bytes_per_s == 3.35e12);  // from h100-1
+  CHECK(h100_pair.interconnect.links_per_gpu * h100_pair.interconnect.link_bandwidth_bytes_per_s == 450e9);  // NV18 x 25 GB/s
 }
 
 TEST_CASE("the run seed reaches the workload") {
