@@ -124,7 +124,7 @@ TEST_CASE("l2: time = a + bytes x iterations / (dies x l2.bandwidth) at working 
   CHECK(out.notes.front().find("1 l2_bandwidth result(s) above 0.75 of the L2") != std::string::npos);
 }
 
-TEST_CASE("link: a shared slope per link; the intercepts are reported, never written as the link latency") {
+TEST_CASE("link: a shared slope per link, the intercepts are reported, never written as the link latency") {
   SyntheticPoints s;
   const double links = 18, per_link_bytes_per_ns = 21.0;  // 21 GB/s per link
   const double hbm_ns = 400, link_ns = 900;               // the base's HBM latency; a link latency the data contain
@@ -161,7 +161,7 @@ TEST_CASE("link: a case measured at one size takes the intercept the system impl
   CHECK(value_of(out, "interconnect.link_bandwidth").value == doctest::Approx(21e9).epsilon(1e-9));
 }
 
-TEST_CASE("atomics: remote against local atomics of one device give the link latency; remote_latency = local_latency") {
+TEST_CASE("atomics: remote against local atomics of one device give the link latency, remote_latency = local_latency") {
   SyntheticPoints s;
   const models::SystemSpec system = base_system();  // a direct bundle: a round trip crosses it twice
   for (const char* op : {"atomic_add", "atomic_xchg"}) {
