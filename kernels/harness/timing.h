@@ -21,7 +21,8 @@ struct TimingOptions {
 };
 
 struct Timing {
-  // Per timed iteration: the slowest rank's event time (all ranks start together after the barrier).
+  // Per timed iteration: the slowest rank's event time (all ranks start together after the barrier, behind a
+  // start gate when there are several: start_gate.h).
   std::vector<double> samples_ns;
   double median_ns = 0;
   double mean_ns = 0;

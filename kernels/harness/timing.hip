@@ -1,6 +1,9 @@
 #include "harness/timing.h"
 
+#include "harness/start_gate.h"
+
 #include <algorithm>
+#include <memory>
 #include <numeric>
 
 namespace tk {
@@ -37,6 +40,10 @@ Timing run_timed(Case& the_case, Context& context, const TimingOptions& options)
     HIP_CHECK(hipEventCreate(&stops[rank]));
   }
 
+  // Several ranks start each iteration together behind a gate (start_gate.h); one rank needs none.
+  std::unique_ptr<StartGate> gate;
+  if (ranks > 1) gate = std::make_unique<StartGate>(context);
+
   Timing timing;
   for (int iteration = 0; iteration < options.warmup + options.repeats; ++iteration) {
     for (int rank = 0; rank < ranks; ++rank) {
@@ -49,13 +56,16 @@ Timing run_timed(Case& the_case, Context& context, const TimingOptions& options)
     // After the flush, so that a case may warm a cache on purpose here (l2_bandwidth).
     the_case.reset(context);
     context.synchronize_all();  // the rank barrier
+    if (gate) gate->close();
     for (int rank = 0; rank < ranks; ++rank) {
+      if (gate) gate->hold(context, rank);
       context.use(rank);
       HIP_CHECK(hipEventRecord(starts[rank], context.stream(rank)));
       the_case.enqueue(context, rank);
       HIP_CHECK(hipGetLastError());
       HIP_CHECK(hipEventRecord(stops[rank], context.stream(rank)));
     }
+    if (gate) gate->release();
     double slowest_ns = 0;
     for (int rank = 0; rank < ranks; ++rank) {
       context.use(rank);
