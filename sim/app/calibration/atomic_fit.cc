@@ -39,11 +39,13 @@ double mean_of(const std::vector<double>& v) {
   return sum / static_cast<double>(v.size());
 }
 
-// The measured remote-minus-local latency of the devices that measured both, each device's
-// difference weighted by its remote points; nullopt when no device measured both.
+// The atomics one device (a result's `device`) measured, in ns.
 struct DeviceAtomics {
   std::vector<double> local, remote;
 };
+
+// The measured remote-minus-local latency of the devices that measured both, each device's
+// difference weighted by its remote points; nullopt when no device measured both.
 std::optional<double> same_device_difference(const std::map<std::string, DeviceAtomics>& by_device) {
   double sum = 0, weight = 0;
   for (const auto& [device, d] : by_device) {
@@ -93,17 +95,21 @@ FitOutcome fit(const FitInputs& in) {
     y.insert(y.end(), local_y.begin(), local_y.end());
     model.insert(model.end(), local_y.size(), local_ns);
   }
-  const std::optional<double> difference_ns = same_device_difference(by_device);
+  std::optional<double> difference_ns = same_device_difference(by_device);
+  // Link crossings on the remote points' round trip (ns of round trip per ns of link latency; the
+  // first point's route stands for all: one peer on the systems calibrated here).
+  double crossings = 0, rtt0_ns = 0;
+  if (!remote_mb.empty()) {
+    const auto& mb = *remote_mb.front();
+    rtt0_ns = round_trip_at(in.system, mb.gpu, mb.peer, 0) / 1e3;
+    crossings = round_trip_at(in.system, mb.gpu, mb.peer, 1000) / 1e3 - rtt0_ns;
+  }
+  if (!(crossings > 0)) difference_ns.reset();  // no link on the route: the difference says nothing of it
   if (remote_y.empty()) {
     out.not_fitted.push_back({kRemote, "no passed atomic_add or atomic_xchg results on a peer's memory"});
     out.not_fitted.push_back({kLinkLatency, in.system.num_gpus < 2 ? "the system has one GPU"
                                                                    : "no passed atomic_add or atomic_xchg results on a peer's memory"});
   } else if (difference_ns) {
-    // Every remote point has the same route shape on the systems calibrated here (one peer);
-    // the first one's gives the crossings.
-    const auto& mb = *remote_mb.front();
-    const double rtt0_ns = round_trip_at(in.system, mb.gpu, mb.peer, 0) / 1e3;
-    const double crossings = (round_trip_at(in.system, mb.gpu, mb.peer, 1000) / 1e3 - rtt0_ns);  // per 1 ns of link latency
     const double link_ns = (*difference_ns - rtt0_ns) / crossings;
     FittedValue link{&calibration_key(kLinkLatency), std::max(0.0, link_ns) * 1e3, std::max(0.0, link_ns) * 1e3,
                      fmt::format("remote - local atomic on one device: {:.1f} ns = {:.1f} ns at zero link latency + {:g} crossings",
