@@ -48,15 +48,16 @@
 // (Round 4 requested the whole next group: 2c blocks.) What the coarsening then moves is the L2
 // hit rate, through that footprint: the workgroups resident on a die stream S distinct KV heads
 // (those of one head stream the same blocks in step), holding S (c + 1) blocks of K and of V.
-// Measured on mi300x-1 against c = 1 (docs/performance.md, round 5: 8K to 64K tokens, 16 to
-// 128 heads, GQA, causal, all four mappings): every case whose footprint stayed within 1.5 L2s
-// of a die kept the L2 hit rate within 0.01, every case at 1.7 L2s or more moved it by 0.02 to
-// 0.75. The default (`kv_blocks_per_op: 0`) therefore takes the largest power of two up to 16
+// Measured on mi300x-1 against c = 1 (docs/performance.md, round 5: 25 cases, 8K to 64K tokens,
+// 16 to 128 heads, GQA, causal, all four mappings, c = 2 to 16): without a causal mask, every
+// point whose footprint stayed within 1.52 L2s of a die kept the L2 hit rate within 0.010 and
+// the makespan within 0.5%, every point from 2.12 L2s on moved the hit rate by 0.022 to 0.75. The default (`kv_blocks_per_op: 0`) therefore takes the largest power of two up to 16
 // whose footprint fits in 1.5 L2s (kv_blocks_per_op_of): 16 for head-first mappings at long
 // sequences (a die's workgroups share a few heads), 2 to 8 at 8K-16K, 4 for swizzled
 // block-first (every head on every die), 1 where even the kernel's footprint overflows. Causal
 // kernels take at most 4: their workgroups differ in length, and 16 heads x 64K moved by 0.028
-// at c = 8 with a footprint of 0.9 L2s. c = 1 is the uncoarsened kernel, op for op.
+// at c = 8 with a footprint of 0.9 L2s (at c = 4 every causal case stayed within 0.003, with
+// makespans 1.8% to 3.6% short). c = 1 is the uncoarsened kernel, op for op.
 //
 // ranks > 1: every rank runs the same attention on its own copy of the buffers (independent
 // replicas, e.g. data parallel); nothing moves between GPUs.
