@@ -4,6 +4,10 @@
 #include <bit>
 #include <stdexcept>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace tessera::models::cache {
 namespace {
 
@@ -56,6 +60,8 @@ SetAssociativeCache::SetAssociativeCache(const CacheSpec& spec)
   tags_.assign(num_sets_ * slots_per_set_, kNoTag);
   order_.assign(tags_.size(), Link{});
   meta_.assign(tags_.size(), Meta{});
+  // Padded: a lookup reads 16 fingerprints from a set's first, masking off those past its held slots.
+  fingerprints_.assign(tags_.size() + kFingerprintPad, 0);
   use_.assign(num_sets_, SetUse{});
 }
 
@@ -69,7 +75,8 @@ std::uint64_t SetAssociativeCache::state_bytes(const CacheSpec& spec) {
   const std::uint64_t slots_per_set = std::uint64_t{spec.ways} * std::min(spec.sparse_tag_factor, sectors);
   __extension__ typedef unsigned __int128 Wide;
   const Wide sets = spec.num_sets();
-  const Wide bytes = sets * slots_per_set * (sizeof(std::uint64_t) + sizeof(Link) + sizeof(Meta)) + sets * sizeof(SetUse);
+  const Wide bytes = sets * slots_per_set * (sizeof(std::uint64_t) + sizeof(Link) + sizeof(Meta) + 1) +
+                     sets * sizeof(SetUse);
   return bytes > Wide{~std::uint64_t{0}} ? ~std::uint64_t{0} : static_cast<std::uint64_t>(bytes);
 }
 
@@ -84,6 +91,17 @@ std::uint64_t SetAssociativeCache::set_index(std::uint64_t chunk) const {
   return set_mask_ != 0 ? key & set_mask_ : key % num_sets_;
 }
 
+std::uint8_t SetAssociativeCache::fingerprint(std::uint64_t chunk) {
+  // The top byte of a multiplicative hash: every bit of the chunk index moves it (the low bits
+  // alone would be equal across a set under modulo indexing).
+  return static_cast<std::uint8_t>((chunk * 0x9e3779b97f4a7c15ull) >> 56);
+}
+
+void SetAssociativeCache::set_tag(std::size_t slot, std::uint64_t chunk) {
+  tags_[slot] = chunk;
+  fingerprints_[slot] = fingerprint(chunk);
+}
+
 std::size_t SetAssociativeCache::find(std::uint64_t set, std::uint64_t chunk) const {
   const std::size_t first = set * slots_per_set_;
   const std::uint64_t* tags = tags_.data() + first;
@@ -92,10 +110,39 @@ std::size_t SetAssociativeCache::find(std::uint64_t set, std::uint64_t chunk) co
   // V, a GEMM's shared tiles) touch a chunk again before anything else enters its set. Tags are
   // unique in a set, so this finds the same slot as the scan.
   if (use.newest != kNil && tags[use.newest] == chunk) return first + use.newest;
+  if (fingerprint_find_) return find_by_fingerprint(set, chunk);
   const std::size_t held = use.chunks;
   for (std::size_t i = 0; i < held; ++i) {
     if (tags[i] == chunk) return first + i;
   }
+  return kNoSlot;
+}
+
+// The held slots whose fingerprint matches, 16 at a time, then their tags: the slot the scan
+// finds (tags are unique in a set), with about one tag compare per lookup.
+std::size_t SetAssociativeCache::find_by_fingerprint(std::uint64_t set, std::uint64_t chunk) const {
+  const std::size_t first = set * slots_per_set_;
+  const std::uint64_t* tags = tags_.data() + first;
+  const std::size_t held = use_[set].chunks;
+  const std::uint8_t* prints = fingerprints_.data() + first;
+  const std::uint8_t want = fingerprint(chunk);
+#if defined(__SSE2__)
+  const __m128i key = _mm_set1_epi8(static_cast<char>(want));
+  for (std::size_t base = 0; base < held; base += 16) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(prints + base));
+    auto match = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, key)));
+    if (held - base < 16) match &= (std::uint32_t{1} << (held - base)) - 1;
+    while (match != 0) {
+      const std::size_t i = base + static_cast<std::size_t>(std::countr_zero(match));
+      if (tags[i] == chunk) return first + i;
+      match &= match - 1;
+    }
+  }
+#else
+  for (std::size_t i = 0; i < held; ++i) {
+    if (prints[i] == want && tags[i] == chunk) return first + i;
+  }
+#endif
   return kNoSlot;
 }
 
@@ -202,7 +249,7 @@ std::size_t SetAssociativeCache::drop(std::size_t slot, std::uint64_t mask) {
   std::size_t moved = kNoSlot;
   if (last != slot) {
     // The last held slot moves into the hole, keeping its place in the order.
-    tags_[slot] = tags_[last];
+    set_tag(slot, tags_[last]);
     meta_[slot] = meta_[last];
     const Link link = order_[last];
     order_[slot] = link;
@@ -237,12 +284,12 @@ std::size_t SetAssociativeCache::fill_slot(std::uint64_t set, std::uint64_t chun
     write_back(slot, m.dirty, r);
     use.sectors -= static_cast<std::uint32_t>(std::popcount(m.valid));
     m = Meta{};
-    tags_[slot] = chunk;
+    set_tag(slot, chunk);
     make_newest(set, slot);  // FIFO order is fill order
     return make_room(set, slot, sectors, false, r);  // more victims when one was not enough
   }
   slot = set * slots_per_set_ + use.chunks++;  // the first free slot
-  tags_[slot] = chunk;
+  set_tag(slot, chunk);
   make_newest(set, slot);
   return slot;
 }
@@ -258,6 +305,7 @@ void SetAssociativeCache::prefetch_set(std::uint64_t set) const {
   __builtin_prefetch(&use_[set]);
   __builtin_prefetch(tags_.data() + set * slots_per_set_);
   __builtin_prefetch(tags_.data() + set * slots_per_set_ + 8);
+  __builtin_prefetch(fingerprints_.data() + set * slots_per_set_);
 }
 
 void SetAssociativeCache::prefetch_victim(std::uint64_t set) const {
@@ -477,6 +525,7 @@ void SetAssociativeCache::reset() {
   std::fill(tags_.begin(), tags_.end(), kNoTag);
   std::fill(order_.begin(), order_.end(), Link{});
   std::fill(meta_.begin(), meta_.end(), Meta{});
+  std::fill(fingerprints_.begin(), fingerprints_.end(), 0);
   std::fill(use_.begin(), use_.end(), SetUse{});
   rng_state_ = mix(spec_.random_seed) | 1;
 }

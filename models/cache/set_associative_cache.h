@@ -62,6 +62,9 @@ class SetAssociativeCache {
   // For tests: off, whole-chunk lookups take the general per-sector path too (same results;
   // tests/models/cache check the two against each other on random access sequences).
   void set_whole_chunk_path(bool on) { whole_chunk_path_ = on; }
+  // For tests: off, a lookup compares every held tag of the set instead of first matching the
+  // one-byte fingerprints of its tags (same slot found: tags are unique in a set).
+  void set_fingerprint_find(bool on) { fingerprint_find_ = on; }
 
   // Channel serving an address: lines interleave over channels (the caller times bandwidth).
   std::uint32_t channel_of(std::uint64_t address) const {
@@ -101,7 +104,10 @@ class SetAssociativeCache {
   static constexpr std::size_t kNoSlot = ~std::size_t{0};
 
   std::uint64_t set_index(std::uint64_t chunk) const;
+  static std::uint8_t fingerprint(std::uint64_t chunk);
+  void set_tag(std::size_t slot, std::uint64_t chunk);  // the tag and its fingerprint
   std::size_t find(std::uint64_t set, std::uint64_t chunk) const;  // slot index or kNoSlot
+  std::size_t find_by_fingerprint(std::uint64_t set, std::uint64_t chunk) const;
   std::size_t choose_victim(std::uint64_t set, std::size_t keep);   // a held slot other than `keep`
   void make_newest(std::uint64_t set, std::size_t slot);  // append, or move to the newest end
   void unlink(std::uint64_t set, std::size_t slot);        // remove from the set's order
@@ -148,9 +154,15 @@ class SetAssociativeCache {
   Table<std::uint64_t> tags_;    // chunk index per slot; a set's held slots first, contiguous
   Table<Link> order_;            // parallel to tags_: the replacement order of each set's held slots
   Table<Meta> meta_;             // parallel to tags_; tags apart so that their scan stays dense
+  // Parallel to tags_ (plus kFingerprintPad bytes): one byte of a hash of each slot's tag, so
+  // that one 16-byte compare finds the candidates among 16 slots of a set (a scan of the tags
+  // mispredicts its exit at every hit, whose depth in the set is spread evenly).
+  Table<std::uint8_t> fingerprints_;
+  static constexpr std::size_t kFingerprintPad = 16;
   std::vector<SetUse> use_;          // per set
   std::uint64_t rng_state_;
   bool whole_chunk_path_ = true;
+  bool fingerprint_find_ = true;
   std::vector<Segment> forwarded_;   // scratch behind AccessResult::forwarded
   std::vector<Segment> writebacks_;  // scratch behind *Result::writebacks
   CacheStats stats_;

@@ -1,6 +1,10 @@
 #include "workloads/patterns/attention.h"
 
+#include <algorithm>
+#include <functional>
 #include <optional>
+#include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -21,10 +25,16 @@ constexpr int kRegKvBlocks = 5;  // KV blocks this workgroup streams
 constexpr int kRegLeft = 6;      // (KV blocks % c) + c - 1: the remainder group's count and size
 
 constexpr double kMaxSeq = 1 << 24;
-// Above any count of KV blocks (seq_len <= kMaxSeq, block_n >= 1): (H + d - 1) / d is 1 for
-// 1 <= H < d and 0 for H = 0.
-constexpr std::uint32_t kHasFullDivisor = 1u << 30;
+// Above any count of KV blocks (seq_len <= kMaxSeq, block_n >= 1): (x + d - 1) / d is 1 for
+// 1 <= x < d and 0 for x = 0.
+constexpr std::uint32_t kHasDivisor = 1u << 30;
 constexpr std::uint64_t kMaxDivisor = 0xFFFF'FFFFULL;
+// The automatic coarsening (attention.h): at most this many KV blocks per op (the largest
+// measured against the uncoarsened trace), and at most the second when causal.
+constexpr std::uint32_t kMaxAutoKvBlocksPerOp = 16;
+constexpr std::uint32_t kMaxAutoKvBlocksPerOpCausal = 4;
+// Workgroups per die, in units of its slots, that resident_kv_heads follows.
+constexpr std::uint64_t kResidentSpan = 64;
 
 std::int64_t i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
@@ -32,9 +42,8 @@ std::optional<ParamProblem> params_problem(const AttentionParams& p) {
   if (p.batch == 0 || p.q_heads == 0 || p.head_dim == 0) {
     return ParamProblem{p.batch == 0 ? "batch" : p.q_heads == 0 ? "q_heads" : "head_dim", "must be positive"};
   }
-  if (p.block_m == 0 || p.block_n == 0 || p.kv_blocks_per_op == 0) {
-    return ParamProblem{p.block_m == 0 ? "block_m" : p.block_n == 0 ? "block_n" : "kv_blocks_per_op",
-                        "must be positive"};
+  if (p.block_m == 0 || p.block_n == 0) {
+    return ParamProblem{p.block_m == 0 ? "block_m" : "block_n", "must be positive"};
   }
   const std::uint32_t kv_heads = p.kv_heads == 0 ? p.q_heads : p.kv_heads;
   if (p.q_heads % kv_heads != 0) {
@@ -58,38 +67,42 @@ struct Buffers {
   std::uint32_t q = 0, k = 0, v = 0, o = 0;
 };
 
-// The KV loop with K and V loaded one group ahead (attention.h, "Prefetch"). With n KV blocks in
-// groups of c: the first group takes P = n - H c blocks (1..c) and H = (n - 1) / c full groups
-// follow. Expressions are linear and loops have no conditions, so "H >= 1" is a register F, the
-// count of a loop that runs once or not at all, and the two steps whose sizes depend on it are
-// loops of F and 1 - F iterations.
+// The KV loop with K and V prefetched one KV block ahead (attention.h, "Prefetch"), as the
+// kernel does: block j + 1 is requested when the product of block j starts. Coarse, a step
+// computes a group of c blocks [g c, g c + c) and requests the next c blocks shifted by one,
+// [g c + 1, g c + c + 1), so the blocks in flight or in use are c + 1, not the 2c of a whole
+// group ahead. With n KV blocks: block 0 first, H = (n - 1) / c full groups, then the last
+// group of P = n - H c blocks (1..c), whose own blocks after its first, P - 1 of them, arrive
+// during it and are waited for before the store. Expressions are linear and loops have no
+// conditions, so "P >= 2" is a register T, the count of a loop that runs once or not at all
+// (no zero-byte load is issued). c = 1 is the kernel's loop, op for op.
 void append_pipelined_kv_loop(trace::ProgramBuilder& prog, const AttentionParams& p, const AttentionShape& s,
-                              const Buffers& b) {
+                              const Buffers& b, std::uint32_t c32) {
   constexpr std::uint8_t kSlotK = 0;
   constexpr std::uint8_t kSlotV = 1;
   // Registers free once the offsets are set (r1 and r2 only served to compute them).
-  constexpr int kRegFull = kRegBh;        // H: full groups after the first
-  constexpr int kRegFirst = kRegBlock;    // P: blocks of the first group
-  constexpr int kRegHasFull = kRegLeft;   // F = 1 when H >= 1, else 0
-  const auto c = static_cast<std::int64_t>(p.kv_blocks_per_op);
+  constexpr int kRegFull = kRegBh;     // H: full groups before the last
+  constexpr int kRegLast = kRegBlock;  // P: blocks of the last group
+  constexpr int kRegHasTail = kRegLeft;  // T = 1 when P >= 2, else 0
+  const auto c = static_cast<std::int64_t>(c32);
   const std::int64_t kv_block = i64(s.kv_block_bytes);
   const auto block_flops = static_cast<std::int64_t>(s.flops_per_kv_block / 2);  // one of the two products
   const Expr kv = trace::reg(kRegKvOffset);
-  const Expr first = trace::reg(kRegFirst);
+  const Expr last = trace::reg(kRegLast);
 
   // (A division applies to one register: set the dividend first.)
   prog.set(kRegFull, trace::reg(kRegKvBlocks) - Expr(1));
-  prog.set(kRegFull, trace::div(trace::reg(kRegFull), p.kv_blocks_per_op));
-  prog.set(kRegFirst, trace::reg(kRegKvBlocks) - trace::reg(kRegFull) * c);
-  prog.set(kRegHasFull, trace::reg(kRegFull) + Expr(kHasFullDivisor - 1));
-  prog.set(kRegHasFull, trace::div(trace::reg(kRegHasFull), kHasFullDivisor));
-  // Group g >= 1 starts at block P + (g - 1) c.
-  const auto group_offset = [&](const Expr& g_minus_1) { return kv + (first + g_minus_1 * c) * kv_block; };
+  prog.set(kRegFull, trace::div(trace::reg(kRegFull), c32));
+  prog.set(kRegLast, trace::reg(kRegKvBlocks) - trace::reg(kRegFull) * c);
+  if (c > 1) {
+    prog.set(kRegHasTail, trace::reg(kRegLast) + Expr(kHasDivisor - 2));
+    prog.set(kRegHasTail, trace::div(trace::reg(kRegHasTail), kHasDivisor));
+  }
   const auto prefetch = [&](std::uint8_t slot, std::uint32_t buffer, const Expr& offset, const Expr& bytes) {
     prog.load_async(buffer, trace::rank(), offset, bytes, slot);
   };
-  // One step: the group in the tiles is computed while the next one arrives (as the suite's
-  // kernel does: K of the next group is requested before S = Q K^T, V before O += P V).
+  // One step: the group in the tiles is computed while the next blocks arrive (as the suite's
+  // kernel does: the next K is requested before S = Q K^T, the next V before O += P V).
   const auto step = [&](const Expr& flops, const std::optional<Expr>& next_offset, const Expr& next_bytes) {
     prog.wait_load(kSlotK);
     if (next_offset) prefetch(kSlotK, b.k, *next_offset, next_bytes);
@@ -99,29 +112,31 @@ void append_pipelined_kv_loop(trace::ProgramBuilder& prog, const AttentionParams
     prog.compute(flops, p.dtype);  // O += P V
   };
 
-  prefetch(kSlotK, b.k, kv, first * kv_block);
-  prefetch(kSlotV, b.v, kv, first * kv_block);
-  // The first group, with the first full group arriving (when there is one).
-  prog.loop(trace::reg(kRegHasFull));
-  step(first * block_flops, group_offset(Expr(0)), Expr(c * kv_block));
+  prefetch(kSlotK, b.k, kv, Expr(kv_block));
+  prefetch(kSlotV, b.v, kv, Expr(kv_block));
+  // Full group g = 0..H-1: blocks [g c, g c + c), with [g c + 1, g c + c + 1) arriving.
+  prog.loop(trace::reg(kRegFull));
+  step(Expr(c * block_flops), kv + (trace::loop(0) * c + Expr(1)) * kv_block, Expr(c * kv_block));
   prog.end_loop();
-  // Full group i + 1 (i = 0..H-2), with group i + 2 arriving.
-  prog.loop(trace::reg(kRegFull) - trace::reg(kRegHasFull));
-  step(Expr(c * block_flops), group_offset(trace::loop(0) + Expr(1)), Expr(c * kv_block));
+  // The last group: blocks [H c, n), with [H c + 1, n) arriving (nothing at c = 1).
+  if (c == 1) {
+    step(last * block_flops, std::nullopt, Expr(0));
+    return;
+  }
+  prog.loop(trace::reg(kRegHasTail));
+  step(last * block_flops, kv + (trace::reg(kRegFull) * c + Expr(1)) * kv_block, (last - Expr(1)) * kv_block);
   prog.end_loop();
-  // The last group: full when H >= 1, else the first group itself; nothing left to fetch.
-  prog.loop(trace::reg(kRegHasFull));
-  step(Expr(c * block_flops), std::nullopt, Expr(0));
+  prog.loop(Expr(1) - trace::reg(kRegHasTail));
+  step(last * block_flops, std::nullopt, Expr(0));
   prog.end_loop();
-  prog.loop(Expr(1) - trace::reg(kRegHasFull));
-  step(first * block_flops, std::nullopt, Expr(0));
-  prog.end_loop();
+  prog.wait_load(kSlotK);
+  prog.wait_load(kSlotV);
 }
 
-// The program of one workgroup (see attention.h).
-trace::ProgramBuilder attention_program(const AttentionParams& p, const AttentionShape& s, const Buffers& b) {
-  const auto c = static_cast<std::int64_t>(p.kv_blocks_per_op);
-  const auto c32 = p.kv_blocks_per_op;
+// The program of one workgroup (see attention.h), c32 KV blocks per op.
+trace::ProgramBuilder attention_program(const AttentionParams& p, const AttentionShape& s, const Buffers& b,
+                                        std::uint32_t c32) {
+  const auto c = static_cast<std::int64_t>(c32);
   const std::int64_t kv_block = i64(s.kv_block_bytes);
   const auto block_flops = static_cast<std::int64_t>(s.flops_per_kv_block / 2);  // one of the two products
   const Expr kv_offset = trace::reg(kRegKvOffset);
@@ -142,7 +157,7 @@ trace::ProgramBuilder attention_program(const AttentionParams& p, const Attentio
 
   prog.load(b.q, trace::rank(), trace::reg(kRegQOffset), i64(s.q_block_bytes));
   if (p.prefetch) {
-    append_pipelined_kv_loop(prog, p, s, b);
+    append_pipelined_kv_loop(prog, p, s, b, c32);
     prog.store(b.o, trace::rank(), trace::reg(kRegQOffset), i64(s.q_block_bytes));
     return prog;
   }
@@ -202,8 +217,9 @@ const sim::config::Schema<AttentionParams>& attention_schema() {
                    "blocks the workgroup before its product")
           .count("kv_blocks_per_op", &AttentionParams::kv_blocks_per_op,
                  "KV blocks moved or computed by one trace op (coarsening for replay speed; bytes and FLOPs stay "
-                 "exact, loads and products interleave in steps of this many blocks); 1: one op per block")
-          .range(1, 1 << 20)
+                 "exact, loads and products interleave in steps of this many blocks); 1: one op per block; 0: "
+                 "automatic, (seq_len / block_n) / 32 rounded down to a power of two, from 4 to 16")
+          .range(0, 1 << 20)
           .count("ranks", &AttentionParams::ranks,
                  "GPUs each running the same attention on its own buffers; 0: all GPUs of the system")
           .range(0, 1 << 16)
@@ -229,6 +245,63 @@ AttentionShape shape_of(const AttentionParams& p) {
   s.kv_block_bytes = p.block_n * row_bytes;
   s.flops_per_kv_block = 4.0 * p.block_m * p.block_n * p.head_dim;
   return s;
+}
+
+std::uint64_t resident_kv_heads(const AttentionParams& p, const models::SystemSpec& system) {
+  const AttentionShape s = shape_of(p);
+  const models::ComputeSpec& compute = system.gpu.compute;
+  const std::uint32_t dies = std::max<std::uint32_t>(compute.num_dies, 1);
+  const std::uint64_t slots = std::max<std::uint64_t>(
+      std::uint64_t{compute.compute_units_per_die} * compute.workgroup_slots_per_cu, 1);
+  const std::uint64_t grid = s.grid.workgroups();
+  // Per die, its workgroups in dispatch order fill `slots` slots, each for as long as it streams
+  // KV blocks (one unit per block), the next one taking the first slot to free. The mappings are
+  // periodic in the heads, so the first kResidentSpan x slots workgroups of a die show its steady
+  // state (the whole grid at the speed target) and an absurd grid costs milliseconds.
+  const std::uint64_t span = kResidentSpan * slots;
+  struct Resident {
+    std::uint64_t end;
+    std::uint64_t order;  // ties: the earlier dispatched frees first
+    std::uint64_t kv_head;
+    bool operator>(const Resident& o) const { return end != o.end ? end > o.end : order > o.order; }
+  };
+  std::uint64_t most = 0;
+  std::vector<Resident> heap;
+  std::unordered_map<std::uint64_t, std::uint64_t> held;  // KV head -> its resident workgroups
+  for (std::uint32_t die = 0; die < dies; ++die) {
+    heap.clear();
+    held.clear();
+    std::uint64_t now = 0;
+    std::uint64_t order = 0;
+    for (std::uint64_t k = 0, wg = die; k < span && wg < grid; ++k, wg += dies) {
+      if (heap.size() == slots) {
+        std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+        now = heap.back().end;
+        if (--held[heap.back().kv_head] == 0) held.erase(heap.back().kv_head);
+        heap.pop_back();
+      }
+      const AttentionCoord c = attention_coord(s.grid, dies, p.mapping, wg);
+      const std::uint64_t kv_head = (c.batch * s.grid.q_heads + c.head) / s.group;
+      heap.push_back({now + kv_blocks_of(p, c.q_block), order++, kv_head});
+      std::push_heap(heap.begin(), heap.end(), std::greater<>{});
+      ++held[kv_head];
+      most = std::max<std::uint64_t>(most, held.size());
+    }
+  }
+  return most;
+}
+
+std::uint32_t kv_blocks_per_op_of(const AttentionParams& p, const models::SystemSpec& system) {
+  if (p.kv_blocks_per_op != 0) return p.kv_blocks_per_op;
+  const AttentionShape s = shape_of(p);
+  const std::uint64_t heads = resident_kv_heads(p, system);
+  const std::uint64_t l2 = system.gpu.memory.l2.capacity_bytes;
+  // S (c + 1) blocks of K and as many of V within 1.5 L2s, for c doubled.
+  const auto fits = [&](std::uint64_t c) { return 2 * (heads * (c + 1) * 2 * s.kv_block_bytes) <= 3 * l2; };
+  const std::uint32_t most = p.causal ? kMaxAutoKvBlocksPerOpCausal : kMaxAutoKvBlocksPerOp;
+  std::uint32_t c = 1;
+  while (c < most && fits(2 * std::uint64_t{c})) c *= 2;
+  return c;
 }
 
 std::uint64_t kv_blocks_of(const AttentionParams& p, std::uint64_t q_block) {
@@ -262,7 +335,7 @@ trace::Trace make_attention(const AttentionParams& p, const models::SystemSpec& 
   b.k = tb.buffer("K", s.kv_bytes());
   b.v = tb.buffer("V", s.kv_bytes());
   b.o = tb.buffer("O", s.q_bytes());
-  const std::uint32_t program = tb.program(attention_program(p, s, b));
+  const std::uint32_t program = tb.program(attention_program(p, s, b, kv_blocks_per_op_of(p, system)));
   const std::uint64_t grid = s.grid.workgroups();
   for (std::uint32_t rank = 0; rank < ranks; ++rank) {
     trace::Kernel k;

@@ -9,18 +9,18 @@
 // of one (batch, q head) (attention_mapping.h says which launched id computes which), each:
 //
 //   load the Q block (block_m rows)
-//   request K and V of the first group of KV blocks (block_n rows each) of its KV head
-//   for each group of kv_blocks_per_op KV blocks:
-//     wait for its K; request K of the next group; compute Q K^T
-//     wait for its V; request V of the next group; compute P V
+//   request K and V of KV block 0 (block_n rows each) of its KV head
+//   for each KV block j:
+//     wait for K of block j; request K of block j + 1; compute Q K^T
+//     wait for V of block j; request V of block j + 1; compute P V
 //   store the O block
 //
 // Prefetch (`prefetch`, on by default): K and V are non-blocking loads (trace op load_async)
-// issued one group ahead, so a workgroup's loads overlap its products, as FA2 kernels pipeline
-// them and as the suite's attention kernel (kernels/patterns/attention.hip) does: it loads the
-// next K and V blocks into registers while the matrix units work on the current ones. With
-// `prefetch: false` every load blocks the workgroup before its product (load K, compute, load
-// V, compute), a kernel without software pipelining.
+// issued one KV block ahead, so a workgroup's loads overlap its products, as FA2 kernels
+// pipeline them and as the suite's attention kernel (kernels/patterns/attention.hip) does: it
+// loads the next K and V blocks into registers while the matrix units work on the current ones.
+// With `prefetch: false` every load blocks the workgroup before its product (load K, compute,
+// load V, compute), a kernel without software pipelining.
 //
 // FLOPs: 4 * block_m * block_n * head_dim per KV block (2 for Q K^T, 2 for P V): the two matrix
 // products the matrix cores run. The online softmax (row max, exp, row sum, rescaling the O
@@ -35,22 +35,29 @@
 // Coarsening (`kv_blocks_per_op`, c; why: replay speed). FA2 at 128 heads x 128K tokens is
 // 131 072 workgroups x 2048 KV blocks = 268 M loop iterations, ~1 G operations at one op per
 // load and per product. One op therefore moves (or computes) c consecutive KV blocks at once.
-// Bytes, addresses and FLOPs stay exact (one group of a workgroup takes the remainder: the first
-// with the prefetch, the last without);
-// what is coarser: (1) a workgroup requests c blocks of K (and of V) at once, so its L2
-// footprint grows in steps of c blocks and the cache sees the c blocks at the request; (2) with
-// blocking loads (`prefetch: false`) each op pays one load latency, so the latency a workgroup
-// exposes between its products is charged once per c blocks instead of once per block: that is
-// what made coarse blocking traces fast (128 heads x 16K: makespan -15% at c = 8). With the
-// prefetch the latency hides under the products at any c, so the makespan moves little; but
-// the prefetch runs one group ahead, so a workgroup's footprint in flight is 2c blocks of K and
-// of V where the kernel's is 2, and the L2 hit rate drifts as c grows. Measured on mi300x-1
-// against c = 1 (docs/performance.md, round 4): at c = 4 the makespan is within +1.2% and the
-// L2 hit rate within 0.015 on every case measured (16 to 128 heads at 8K to 32K, GQA, causal,
-// all four mappings) except the cache-thrashing 128-head swizzled block-first at 8K (hit rate
-// 0.18 -> 0.03, makespan -4%); at c = 8 the makespans still hold (+1.7%) but hit rates move by
-// up to 0.31 (128 heads x 8K naive block-first: 0.93 -> 0.62). The default, 4, keeps the hit
-// rates the mapping studies compare; c = 1 is the uncoarsened kernel.
+// Bytes, addresses and FLOPs stay exact (one group of a workgroup takes the remainder: the
+// last). What is coarser: (1) a workgroup requests c blocks of K (and of V) at once, so the
+// cache sees them at the request; (2) with blocking loads (`prefetch: false`) each op pays one
+// load latency, so the latency a workgroup exposes between its products is charged once per c
+// blocks instead of once per block: that is what made coarse blocking traces fast (128 heads x
+// 16K: makespan -15% at c = 8). With the prefetch the latency hides under the products at any
+// c, so the makespan moves little. The prefetch keeps the kernel's distance of one block: the
+// step that computes blocks [g c, g c + c) requests [g c + 1, g c + c + 1) (the first request
+// is block 0 alone), so a workgroup holds c + 1 blocks of K (and of V) in flight or in use
+// where the kernel holds 2, and each block is requested at most c - 1 blocks' products early.
+// (Round 4 requested the whole next group: 2c blocks.) What the coarsening then moves is the L2
+// hit rate, through that footprint: the workgroups resident on a die stream S distinct KV heads
+// (those of one head stream the same blocks in step), holding S (c + 1) blocks of K and of V.
+// Measured on mi300x-1 against c = 1 (docs/performance.md, round 5: 25 cases, 8K to 64K tokens,
+// 16 to 128 heads, GQA, causal, all four mappings, c = 2 to 16): without a causal mask, every
+// point whose footprint stayed within 1.52 L2s of a die kept the L2 hit rate within 0.010 and
+// the makespan within 0.5%, every point from 2.12 L2s on moved the hit rate by 0.022 to 0.75. The default (`kv_blocks_per_op: 0`) therefore takes the largest power of two up to 16
+// whose footprint fits in 1.5 L2s (kv_blocks_per_op_of): 16 for head-first mappings at long
+// sequences (a die's workgroups share a few heads), 2 to 8 at 8K-16K, 4 for swizzled
+// block-first (every head on every die), 1 where even the kernel's footprint overflows. Causal
+// kernels take at most 4: their workgroups differ in length, and 16 heads x 64K moved by 0.028
+// at c = 8 with a footprint of 0.9 L2s (at c = 4 every causal case stayed within 0.003, with
+// makespans 1.8% to 3.6% short). c = 1 is the uncoarsened kernel, op for op.
 //
 // ranks > 1: every rank runs the same attention on its own copy of the buffers (independent
 // replicas, e.g. data parallel); nothing moves between GPUs.
@@ -81,9 +88,8 @@ struct AttentionParams {
   // The usual FA2 launch order (consecutive workgroups take consecutive Q blocks of one head):
   // the conventional schedule the paper measures against.
   AttentionMapping mapping = AttentionMapping::kNaiveHeadFirst;
-  // KV blocks per load / compute op (see above): the largest that keeps makespan and L2 hit
-  // rate within a few percent of the uncoarsened trace in the measurements.
-  std::uint32_t kv_blocks_per_op = 4;
+  // KV blocks per load / compute op (see above); 0: automatic, kv_blocks_per_op_of().
+  std::uint32_t kv_blocks_per_op = 0;
   bool prefetch = true;  // K/V of the next group loaded during the current one (see above)
   std::uint32_t ranks = 1;  // independent replicas; 0: every GPU of the system
 };
@@ -107,6 +113,17 @@ struct AttentionShape {
   std::uint64_t kv_bytes() const { return grid.batch * kv_heads * head_bytes; }     // K and V
 };
 AttentionShape shape_of(const AttentionParams& params);
+
+// The coarsening c in use on `system` (see "Coarsening" above): kv_blocks_per_op when set, else
+// the largest power of two up to 16 (4 when causal; 1 at least) for which S (c + 1) KV blocks
+// of K and as many of V fit in 1.5 L2s of a die, S = resident_kv_heads().
+std::uint32_t kv_blocks_per_op_of(const AttentionParams& params, const models::SystemSpec& system);
+
+// The most distinct KV heads that the workgroups resident on one die at once stream: each die's
+// workgroups, in dispatch order, fill its compute_units_per_die x workgroup_slots_per_cu slots,
+// each for as long as it streams KV blocks (so causal workgroups, shorter, turn over faster);
+// the first 64 x slots workgroups of each die.
+std::uint64_t resident_kv_heads(const AttentionParams& params, const models::SystemSpec& system);
 
 // The KV blocks Q block `q_block` streams: all of them, or up to its diagonal when causal.
 std::uint64_t kv_blocks_of(const AttentionParams& params, std::uint64_t q_block);

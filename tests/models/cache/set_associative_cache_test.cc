@@ -239,12 +239,14 @@ TEST_CASE("sparse chunks cost the lines they hold, not a whole chunk each") {
 
 namespace {
 
-// One random access sequence on two caches of one spec, one with the whole-chunk path (the
-// default) and one without: every result, range list and final state must agree.
-void check_whole_chunk_path_is_exact(const CacheSpec& spec, std::uint64_t seed) {
+// One random access sequence on two caches of one spec, one with the fast paths (the default:
+// the whole-chunk path, the fingerprint lookup) and one with the path `slow_down` turns off:
+// every result, range list and final state must agree.
+template <class SlowDown>
+void check_fast_path_is_exact(const CacheSpec& spec, std::uint64_t seed, SlowDown slow_down) {
   SetAssociativeCache fast(spec);
   SetAssociativeCache slow(spec);
-  slow.set_whole_chunk_path(false);
+  slow_down(slow);
   std::mt19937_64 rng(seed);
   const std::uint64_t chunk = spec.access_chunk_bytes;
   const std::uint64_t span = spec.capacity_bytes * 3;  // reuse and eviction both happen
@@ -293,6 +295,17 @@ void check_whole_chunk_path_is_exact(const CacheSpec& spec, std::uint64_t seed) 
   const MaintenanceResult b = slow.flush();
   CHECK(std::vector<Segment>(a.writebacks.begin(), a.writebacks.end()) ==
         std::vector<Segment>(b.writebacks.begin(), b.writebacks.end()));
+  for (std::uint64_t address = 0; address < spec.capacity_bytes * 3; address += chunk) {
+    REQUIRE(fast.contains(address, chunk) == slow.contains(address, chunk));
+  }
+}
+
+void check_whole_chunk_path_is_exact(const CacheSpec& spec, std::uint64_t seed) {
+  check_fast_path_is_exact(spec, seed, [](SetAssociativeCache& c) { c.set_whole_chunk_path(false); });
+}
+
+void check_fingerprint_find_is_exact(const CacheSpec& spec, std::uint64_t seed) {
+  check_fast_path_is_exact(spec, seed, [](SetAssociativeCache& c) { c.set_fingerprint_find(false); });
 }
 
 }  // namespace
@@ -314,6 +327,30 @@ TEST_CASE("the whole-chunk path gives exactly the general path's results on rand
           check_whole_chunk_path_is_exact(spec, seed++);
           spec.sparse_tag_factor = 1;
           check_whole_chunk_path_is_exact(spec, seed++);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the fingerprint lookup finds exactly the slots of the tag scan on random sequences") {
+  const Replacement policies[] = {Replacement::kLru, Replacement::kFifo, Replacement::kRandom};
+  const WritePolicy writes[] = {WritePolicy::kWriteBackAllocate, WritePolicy::kWriteThroughAllocate};
+  std::uint64_t seed = 1000;
+  for (Replacement policy : policies) {
+    for (WritePolicy write : writes) {
+      for (SetIndexing indexing : {SetIndexing::kModulo, SetIndexing::kHash}) {
+        for (std::uint32_t chunk : {1024u, 4096u, 16384u}) {
+          CAPTURE(static_cast<int>(policy));
+          CAPTURE(static_cast<int>(write));
+          CAPTURE(static_cast<int>(indexing));
+          CAPTURE(chunk);
+          // 4 ways x 8 sparse slots (32 per set, beyond one 16-slot compare) and 1; 16 ways.
+          CacheSpec spec = small_spec(256 * kKiB, 4, chunk, policy, write, 128, indexing);
+          check_fingerprint_find_is_exact(spec, seed++);
+          spec.sparse_tag_factor = 1;
+          check_fingerprint_find_is_exact(spec, seed++);
+          check_fingerprint_find_is_exact(small_spec(256 * kKiB, 16, chunk, policy, write, 128, indexing), seed++);
         }
       }
     }
