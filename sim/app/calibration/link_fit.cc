@@ -6,7 +6,7 @@
 // each case with two sizes or more has its own intercept a_case; a case with one size uses the
 // intercept the system already implies (its kernel overhead and link latency). The intercepts are
 // reported, not fitted: like a copy's intercept in HBM (hbm_fit), a bulk transfer's mixes ramp-up
-// and drain with the latency (on two H100s they came out 6.8-15.9 us, against a remote atomic's
+// and drain with the latency (on two H100s they came out 6.0-12.9 us, against a remote atomic's
 // ~0.9 us round trip), so interconnect.link_latency comes from the atomics fit instead.
 #include <algorithm>
 #include <map>
