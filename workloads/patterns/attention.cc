@@ -212,13 +212,13 @@ const sim::config::Schema<AttentionParams>& attention_schema() {
                   "orders after the chiplet swizzle, so that each die gets a contiguous range of them "
                   "(swizzled_head_first: every block of a head on one die, one head at a time)")
           .boolean("prefetch", &AttentionParams::prefetch,
-                   "K and V of the next group of KV blocks are loaded while the current group is computed "
-                   "(software pipelining, as FA2 kernels and the suite's attention kernel do); false: every load "
-                   "blocks the workgroup before its product")
+                   "K and V are loaded one KV block ahead of the products (software pipelining, as FA2 kernels and "
+                   "the suite's attention kernel do); false: every load blocks the workgroup before its product")
           .count("kv_blocks_per_op", &AttentionParams::kv_blocks_per_op,
                  "KV blocks moved or computed by one trace op (coarsening for replay speed; bytes and FLOPs stay "
                  "exact, loads and products interleave in steps of this many blocks); 1: one op per block; 0: "
-                 "automatic, (seq_len / block_n) / 32 rounded down to a power of two, from 4 to 16")
+                 "automatic, the largest power of two up to 16 (4 when causal) whose added K/V footprint of the "
+                 "workgroups resident on a die fits in 1.5 of its L2s (docs/performance.md, round 5)")
           .range(0, 1 << 20)
           .count("ranks", &AttentionParams::ranks,
                  "GPUs each running the same attention on its own buffers; 0: all GPUs of the system")
