@@ -310,12 +310,11 @@ void check_fingerprint_find_is_exact(const CacheSpec& spec, std::uint64_t seed) 
 
 }  // namespace
 
-TEST_CASE("the whole-chunk path gives exactly the general path's results on random sequences") {
-  const Replacement policies[] = {Replacement::kLru, Replacement::kFifo, Replacement::kRandom};
-  const WritePolicy writes[] = {WritePolicy::kWriteBackAllocate, WritePolicy::kWriteThroughNoAllocate,
-                                WritePolicy::kWriteThroughAllocate};
-  std::uint64_t seed = 1;
-  for (Replacement policy : policies) {
+// Runs `check(policy, write, indexing, chunk)` over every replacement policy, the given write
+// policies, both indexings and three chunk sizes, with the combination captured for failures.
+template <class Check>
+void for_each_cache_variant(std::initializer_list<WritePolicy> writes, Check check) {
+  for (Replacement policy : {Replacement::kLru, Replacement::kFifo, Replacement::kRandom}) {
     for (WritePolicy write : writes) {
       for (SetIndexing indexing : {SetIndexing::kModulo, SetIndexing::kHash}) {
         for (std::uint32_t chunk : {1024u, 4096u, 16384u}) {
@@ -323,36 +322,34 @@ TEST_CASE("the whole-chunk path gives exactly the general path's results on rand
           CAPTURE(static_cast<int>(write));
           CAPTURE(static_cast<int>(indexing));
           CAPTURE(chunk);
-          CacheSpec spec = small_spec(256 * kKiB, 4, chunk, policy, write, 128, indexing);
-          check_whole_chunk_path_is_exact(spec, seed++);
-          spec.sparse_tag_factor = 1;
-          check_whole_chunk_path_is_exact(spec, seed++);
+          check(policy, write, indexing, chunk);
         }
       }
     }
   }
 }
 
+TEST_CASE("the whole-chunk path gives exactly the general path's results on random sequences") {
+  std::uint64_t seed = 1;
+  for_each_cache_variant({WritePolicy::kWriteBackAllocate, WritePolicy::kWriteThroughNoAllocate,
+                          WritePolicy::kWriteThroughAllocate},
+                         [&](Replacement policy, WritePolicy write, SetIndexing indexing, std::uint32_t chunk) {
+                           CacheSpec spec = small_spec(256 * kKiB, 4, chunk, policy, write, 128, indexing);
+                           check_whole_chunk_path_is_exact(spec, seed++);
+                           spec.sparse_tag_factor = 1;
+                           check_whole_chunk_path_is_exact(spec, seed++);
+                         });
+}
+
 TEST_CASE("the fingerprint lookup finds exactly the slots of the tag scan on random sequences") {
-  const Replacement policies[] = {Replacement::kLru, Replacement::kFifo, Replacement::kRandom};
-  const WritePolicy writes[] = {WritePolicy::kWriteBackAllocate, WritePolicy::kWriteThroughAllocate};
   std::uint64_t seed = 1000;
-  for (Replacement policy : policies) {
-    for (WritePolicy write : writes) {
-      for (SetIndexing indexing : {SetIndexing::kModulo, SetIndexing::kHash}) {
-        for (std::uint32_t chunk : {1024u, 4096u, 16384u}) {
-          CAPTURE(static_cast<int>(policy));
-          CAPTURE(static_cast<int>(write));
-          CAPTURE(static_cast<int>(indexing));
-          CAPTURE(chunk);
-          // 4 ways x 8 sparse slots (32 per set, beyond one 16-slot compare) and 1; 16 ways.
-          CacheSpec spec = small_spec(256 * kKiB, 4, chunk, policy, write, 128, indexing);
-          check_fingerprint_find_is_exact(spec, seed++);
-          spec.sparse_tag_factor = 1;
-          check_fingerprint_find_is_exact(spec, seed++);
-          check_fingerprint_find_is_exact(small_spec(256 * kKiB, 16, chunk, policy, write, 128, indexing), seed++);
-        }
-      }
-    }
-  }
+  for_each_cache_variant({WritePolicy::kWriteBackAllocate, WritePolicy::kWriteThroughAllocate},
+                         [&](Replacement policy, WritePolicy write, SetIndexing indexing, std::uint32_t chunk) {
+                           // 4 ways x 8 sparse slots (32 per set, beyond one 16-slot compare) and 1; 16 ways.
+                           CacheSpec spec = small_spec(256 * kKiB, 4, chunk, policy, write, 128, indexing);
+                           check_fingerprint_find_is_exact(spec, seed++);
+                           spec.sparse_tag_factor = 1;
+                           check_fingerprint_find_is_exact(spec, seed++);
+                           check_fingerprint_find_is_exact(small_spec(256 * kKiB, 16, chunk, policy, write, 128, indexing), seed++);
+                         });
 }
