@@ -3,7 +3,7 @@
 // A block, block_m x block_k, and one B block, block_k x block_n, as coalesced 16-byte loads into registers;
 // store_stage into the other shared-memory stage; one barrier per step) but without multiply_stage, so each step is
 // "issue the step's loads, wait for them, store them, barrier": the latency a workgroup of the GEMM pays per step
-// when nothing hides it. What it calibrates: gpu.memory.l2.loaded_latency (docs/validation.md, fit `kstep`); it is
+// when nothing hides it. What it calibrates: gpu.memory.l2.hit_latency as the GEMM loads see it on a busy GPU (docs/validation.md, fit `kstep`); it is
 // never run as a Tessera workload.
 //
 // Workgroup w loads the blocks of tile (w mod tiles_m, (w / tiles_m) mod tiles_n) of A (tiles_m * block_m rows by
@@ -169,7 +169,7 @@ CaseInfo kstep_load_case() {
   info.tessera_workload = [](const Params& params, int) {
     return nlohmann::json{
         {"kind", "kstep_load"},
-        {"calibrates", "gpu.memory.l2.loaded_latency"},
+        {"calibrates", "gpu.memory.l2.hit_latency"},
         {"note", "not a Tessera workload: the K-loop of the gemm tile loop without its matrix work; "
                  "ns_per_step = the load round trip of one step's A and B blocks"},
         {"dtype", "fp16"},

@@ -4,7 +4,8 @@
 //
 // Trace: one rank; buffers A (m x k), B (k x n), C (m x n), row-major (tile_addressing.h says
 // how blocks are addressed); one kernel "gemm" whose workgroups each run the tile loop, a K-loop
-// per tile (load A block, load B block, compute) and one C store per tile.
+// per tile (load A block, load B block, compute; the next step's loads issued before the compute)
+// and one C store per tile.
 #include <cstdint>
 #include <optional>
 

@@ -46,8 +46,9 @@ struct PartialTileSpec {
   std::uint64_t flag_base = 0;                        // one-shot: flag (source, tile) = base + source * tiles + tile
 };
 
-// The K-loop of the current tile (as append_output_tile's, one slab): for kk: load A block,
-// load B block, compute 2 * block_m * block_n * block_k. Uses r4, r5, r7 and depths 1..2.
+// The K-loop of the current tile (as append_output_tile's, one slab): the prefetched K-loop of
+// gemm_tiling.h (each step's A and B blocks, 2 * block_m * block_n * block_k FLOPs per step).
+// Uses r4, r5, r7 and depths 1..2.
 void append_partial_k_loop(trace::ProgramBuilder& p, const GemmTiling& tiling, const PartialTileSpec& spec);
 
 // One-shot: after the K-loop, the partial tile is published and the tile reduced (above).

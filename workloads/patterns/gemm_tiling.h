@@ -137,9 +137,23 @@ struct OutputTileSpec {
 std::uint64_t block_flag(std::uint64_t flag_base, const GemmTiling& tiling, std::uint32_t steps_per_slab,
                          std::uint64_t slab, std::uint64_t pid_m, std::uint64_t kk);
 
+// The K-loop of one tile as the suite's kernel runs it (kernels/patterns/gemm_tile.h
+// accumulate_tile): step 0's blocks are fetched and waited for; then every step but the last
+// issues the next step's loads before its own matrix work and waits for them after it (the
+// kernel's register prefetch), so a step costs about max(load round trip, matrix work) rather than
+// their sum; the last step only computes. `fetch(kk, kind, row_depth)` appends step kk's loads as
+// `kind` in load slot kStageSlot (a block's rows, if any, loop at `row_depth`); the step loop is at
+// loop depth `step_depth`.
+inline constexpr std::uint8_t kStageSlot = 0;
+using StepFetch = std::function<void(const trace::Expr& kk, trace::OpKind kind, int row_depth)>;
+void append_prefetched_k_loop(trace::ProgramBuilder& program, std::int64_t steps, int step_depth, std::int64_t flops,
+                              models::compute::Dtype dtype, const StepFetch& fetch);
+
 // Appends one output tile's work to a tile-loop body (uses loop depths 1..3 and r4..r7):
-//   for slab: for kk: [wait] load A block, load B block, compute 2 * block_m * block_n * block_k
+//   for slab: the prefetched K-loop over kk (above; each fetch: [wait] A block, B block),
+//             compute 2 * block_m * block_n * block_k per step
 //   store the C block.
+// The prefetch does not cross slabs (the kernel's does): each slab starts with its own first fetch.
 // The FLOPs are those of the whole block even at a masked edge: the matrix units compute the
 // padded tile, so an M = 1 GEMM issues as much matrix work per tile as M = 256.
 void append_output_tile(trace::ProgramBuilder& program, const GemmTiling& tiling, const OutputTileSpec& spec);

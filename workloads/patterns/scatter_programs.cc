@@ -105,15 +105,15 @@ void append_gemm_tile(ProgramBuilder& p, const ScatterLayout& l, int depth, Tile
   const Expr cols = cols_expr(t);
   p.set(kRegABase, trace::reg(kRegPidM) * l.a.pid_m_stride());
   p.set(kRegBBase, trace::reg(kRegPidN) * l.b.pid_n_stride());
-  p.loop(i64(t.k_steps()));
   // Panels: each block is one contiguous op.
-  const BlockAccess a =
-      l.a.block(l.a_buffer, trace::rank(), trace::reg(kRegABase) + trace::loop(k_depth) * l.a.kk_stride(), rows);
-  p.load(a.buffer, a.owner, a.first, a.piece_bytes);
-  const BlockAccess b = l.b.block(l.b_buffer, trace::reg(kRegBBase) + trace::loop(k_depth) * l.b.kb_stride(), cols);
-  p.load(b.buffer, b.owner, b.first, b.piece_bytes);
-  p.compute(2 * static_cast<std::int64_t>(t.block_m) * t.block_n * t.block_k, l.dtype);
-  p.end_loop();
+  const auto fetch = [&](const Expr& kk, trace::OpKind, int) {
+    const BlockAccess a = l.a.block(l.a_buffer, trace::rank(), trace::reg(kRegABase) + kk * l.a.kk_stride(), rows);
+    p.load_async(a.buffer, a.owner, a.first, a.piece_bytes, kStageSlot);
+    const BlockAccess b = l.b.block(l.b_buffer, trace::reg(kRegBBase) + kk * l.b.kb_stride(), cols);
+    p.load_async(b.buffer, b.owner, b.first, b.piece_bytes, kStageSlot);
+  };
+  append_prefetched_k_loop(p, i64(t.k_steps()), k_depth, 2 * static_cast<std::int64_t>(t.block_m) * t.block_n * t.block_k,
+                           l.dtype, fetch);
 
   set_c_tile(p, l);
   const auto store = [&](Expr owner) {

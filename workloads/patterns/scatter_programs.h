@@ -60,8 +60,9 @@ enum class TileEnd : std::uint8_t {
   kStoreEveryRank,     // store it into every rank's copy, ranks 0, 1, .. in turn, from registers (fused)
 };
 
-// One output tile at tile-loop depth `depth`: the K-loop (load A block, load B block, compute
-// 2 * block_m * block_n * block_k per step, at depth + 1), then `end` (loops at depth + 1).
+// One output tile at tile-loop depth `depth`: the prefetched K-loop of gemm_tiling.h (each step's
+// A and B blocks, 2 * block_m * block_n * block_k FLOPs per step, at depth + 1), then `end` (loops
+// at depth + 1).
 void append_gemm_tile(trace::ProgramBuilder& program, const ScatterLayout& layout, int depth, TileEnd end,
                       std::uint64_t lock_base);
 

@@ -20,15 +20,18 @@ const std::vector<std::pair<std::string, TileAddressing>>& tile_addressing_choic
 
 Expr BlockAccess::span_bytes() const { return pieces * pitch - Expr(pitch) + piece_bytes; }
 
-void append_block(trace::ProgramBuilder& p, trace::OpKind kind, const BlockAccess& block, int depth, int fold_reg) {
-  if (kind != trace::OpKind::kLoad && kind != trace::OpKind::kStore) {
+void append_block(trace::ProgramBuilder& p, trace::OpKind kind, const BlockAccess& block, int depth, int fold_reg,
+                  std::uint8_t slot) {
+  if (kind != trace::OpKind::kLoad && kind != trace::OpKind::kLoadAsync && kind != trace::OpKind::kStore) {
     throw std::invalid_argument("append_block: a block is loaded or stored");
   }
   const auto emit = [&](Expr offset) {
-    if (kind == trace::OpKind::kLoad) {
-      p.load(block.buffer, block.owner, std::move(offset), block.piece_bytes);
-    } else {
-      p.store(block.buffer, block.owner, std::move(offset), block.piece_bytes);
+    switch (kind) {
+      case trace::OpKind::kLoad: p.load(block.buffer, block.owner, std::move(offset), block.piece_bytes); break;
+      case trace::OpKind::kLoadAsync:
+        p.load_async(block.buffer, block.owner, std::move(offset), block.piece_bytes, slot);
+        break;
+      default: p.store(block.buffer, block.owner, std::move(offset), block.piece_bytes); break;
     }
   };
   if (block.pieces.is_constant() && block.pieces.constant == 1) {

@@ -51,11 +51,12 @@ struct BlockAccess {
   trace::Expr span_bytes() const;
 };
 
-// Appends `kind` (load or store) of the block: one op, or a loop over the pieces at loop depth
-// `depth`. When `first` has more than two terms it is first set into register `fold_reg`
-// (an op's offset is first + i<depth> * pitch and an expression holds three terms).
+// Appends `kind` (load, load_async or store) of the block: one op, or a loop over the pieces at
+// loop depth `depth`. When `first` has more than two terms it is first set into register
+// `fold_reg` (an op's offset is first + i<depth> * pitch and an expression holds three terms).
+// A load_async goes to load slot `slot` (every piece in that slot; wait_load(slot) waits for all).
 void append_block(trace::ProgramBuilder& program, trace::OpKind kind, const BlockAccess& block, int depth,
-                  int fold_reg);
+                  int fold_reg, std::uint8_t slot = 0);
 
 // How A (m x k, block_m x block_k blocks) is placed, seen as `sources` slabs of k_s = k / sources
 // columns: block (s, pid_m, kk) = rows [pid_m * block_m, +rows) of slab s's columns

@@ -11,7 +11,7 @@ FitUnit atomic_fit();   // atomic_add, atomic_xchg -> local_latency, remote_late
 FitUnit link_fit();     // remote_load, remote_store, all_load, all_store, p2p_copy -> link_bandwidth
 FitUnit flag_fit();     // flag_pingpong -> poll_interval
 FitUnit matrix_fit();   // matrix_rate -> matrix_efficiency.<dtype>
-FitUnit kstep_fit();    // kstep_load -> l2.fill_wait
+FitUnit kstep_fit();    // kstep_load -> l2.hit_latency (loaded)
 FitUnit kernel_efficiency_fit();  // matrix_rate with a kernel, attention_step -> kernel_efficiency
 
 // In the order they run: launch first, because every kernel's time contains it; the L2 before

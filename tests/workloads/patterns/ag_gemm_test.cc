@@ -108,7 +108,7 @@ void check_push_waits_precede_loads(const tr::Trace& trace) {
   pt::walk_all(trace, [&](const pt::ExecutedOp& e) {
     const auto key = std::make_pair(e.kernel, e.wg);
     if (e.op.kind == tr::OpKind::kWait && e.op.buffer == inbox) last_acquire[key] = {e.op.d, e.op.d + e.op.e};
-    if (e.op.kind == tr::OpKind::kLoad && e.op.buffer == inbox) {
+    if (tr::is_load(e.op.kind) && e.op.buffer == inbox) {
       ++loads;
       auto it = last_acquire.find(key);
       if (it == last_acquire.end() || e.op.b < it->second.first || e.op.b + e.op.c > it->second.second) ok = false;

@@ -147,13 +147,13 @@ ReductionCheck check_reduction(const tr::Trace& trace, const std::set<std::strin
   };
   const RunReport report = run_untimed(run, [&](const pt::ExecutedOp& e) {
     if (also) also(e);
-    if (e.op.kind != tr::OpKind::kLoad && e.op.kind != tr::OpKind::kStore) return;
+    if (!tr::is_load(e.op.kind) && e.op.kind != tr::OpKind::kStore) return;
     Accumulator& acc = accumulators[{e.kernel, e.wg}];
     const auto owner = static_cast<std::uint32_t>(e.op.a);
     const std::int64_t lo = e.op.b;
     const std::int64_t hi = e.op.b + e.op.c;
     if (owner >= trace.ranks || !data_of(owner, e.op.buffer).inside(lo, hi)) return;
-    if (e.op.kind == tr::OpKind::kLoad) {
+    if (tr::is_load(e.op.kind)) {  // a load_async is counted when issued (its data are used after its wait_load)
       if (acc.fresh) acc = Accumulator{0, false, {~0u, ~0u}, 0};
       if (operands.count(trace.buffers[e.op.buffer].name)) return;
       const std::optional<Mask> m = data_of(owner, e.op.buffer).uniform(lo, hi);

@@ -221,8 +221,9 @@ TEST_CASE("gemm_all_scatter: k_steps_per_op coarsens ops, never bytes or FLOPs")
   }
   CHECK(ops[5] == ops[4]);
   CHECK(ops[100] == ops[12]);
-  // Per tile: 3 ops per trace K-step plus the tile's sets and stores, so 12 -> 4 -> 1 steps.
-  CHECK(ops[1] - ops[4] == 3 * (12 - 3) * 2 * p::local_tiling_of(params, 2).tiles());
+  // Per tile: 4 ops per trace K-step (two load_async, compute, wait_load) plus the tile's sets and
+  // stores, so 12 -> 4 -> 1 steps.
+  CHECK(ops[1] - ops[4] == 4 * (12 - 3) * 2 * p::local_tiling_of(params, 2).tiles());
 }
 
 // The workgroup-specialised kernel's tile loop sits one loop deeper than gemm_tiling's; both must

@@ -262,29 +262,34 @@ TEST_CASE("kernel_efficiency: one curve per named kernel by workgroups per CU, i
   CHECK(matrix.files.size() == 1);
 }
 
-TEST_CASE("kstep: one-pass points give fill_wait = (ns_per_step - step_bytes / port) / 2, resident points are a check only") {
+TEST_CASE("kstep: one-pass points give the loaded hit_latency = ns_per_step - larger block / port (A and B together), resident points are a check only") {
   SyntheticPoints s;
   const nlohmann::json kstep{{"kind", "kstep_load"}};  // not simulated: the workload is not read
   const models::SystemSpec system = base_system();
   const double port_bytes_per_ns = system.gpu.fabric.cu_port_bytes_per_clock * system.gpu.compute.clock_hz / 1e9;
-  const double hit_ns = static_cast<double>(system.gpu.memory.l2.hit_latency_ps) / 1e3;
-  const double fill_ns = 300;
-  for (double bytes : {8192.0, 12288.0, 16384.0}) {
-    const double step = 2 * fill_ns + bytes / port_bytes_per_ns;
-    s.add("kstep_load", kstep, 1, step, {{"passes", 1}},
+  const double loaded_ns = 600;  // the loaded hit latency the points are made with
+  // (block_m, block_n) with block_k = 32, fp16: the larger block is max(block_m, block_n) x 32 x 2 bytes.
+  for (auto [bm, bn] : {std::pair{64, 64}, std::pair{128, 64}, std::pair{128, 128}}) {
+    const double bytes = (bm + bn) * 32.0 * 2;
+    const double step = loaded_ns + std::max(bm, bn) * 32.0 * 2 / port_bytes_per_ns;
+    s.add("kstep_load", kstep, 1, step, {{"passes", 1}, {"block_m", bm}, {"block_n", bn}, {"block_k", 32}},
           {{"ns_per_step_mean", step}, {"step_bytes", bytes}, {"working_set_bytes", 128.0 * 1024 * 1024}});
   }
-  // Inside the L2 (several passes over 4 MiB): not fitted, compared with 2 hit_latency + bytes / port in a note.
-  s.add("kstep_load", kstep, 1, 500, {{"passes", 32}},
+  // Without the block parameters each block counts as half the step's bytes.
+  const double no_blocks_step = loaded_ns + 4096 / port_bytes_per_ns;
+  s.add("kstep_load", kstep, 1, no_blocks_step, {{"passes", 1}},
+        {{"ns_per_step_mean", no_blocks_step}, {"step_bytes", 8192.0}, {"working_set_bytes", 128.0 * 1024 * 1024}});
+  // Inside the L2 (several passes over 4 MiB): not fitted, compared with hit_latency + larger block / port in a note.
+  s.add("kstep_load", kstep, 1, 500, {{"passes", 32}, {"block_m", 128}, {"block_n", 64}, {"block_k", 32}},
         {{"ns_per_step_mean", 500.0}, {"step_bytes", 12288.0}, {"working_set_bytes", 4.0 * 1024 * 1024}});
   const FitOutcome out = kstep_fit().fit(FitInputs{system, s.points, kDirectOnly});
-  CHECK(value_of(out, "gpu.memory.l2.fill_wait").value == doctest::Approx(fill_ns * 1e3));
+  CHECK(value_of(out, "gpu.memory.l2.hit_latency").value == doctest::Approx(loaded_ns * 1e3));
   CHECK(out.direct.mape == doctest::Approx(0.0).epsilon(1e-9));
-  CHECK(out.files.size() == 3);
+  CHECK(out.files.size() == 4);
   CHECK_FALSE(out.tessera);
   bool checked = false;
   for (const std::string& note : out.notes) {
-    if (note.find(fmt::format("{:.1f} ns", 2 * hit_ns + 12288.0 / port_bytes_per_ns)) != std::string::npos) checked = true;
+    if (note.find(fmt::format("{:.1f} ns", loaded_ns + 8192.0 / port_bytes_per_ns)) != std::string::npos) checked = true;
   }
   CHECK(checked);
 
@@ -294,7 +299,7 @@ TEST_CASE("kstep: one-pass points give fill_wait = (ns_per_step - step_bytes / p
   const FitOutcome none = kstep_fit().fit(FitInputs{system, resident_only.points, kDirectOnly});
   CHECK(none.values.empty());
   REQUIRE(none.not_fitted.size() == 1);
-  CHECK(none.not_fitted[0].key == "gpu.memory.l2.fill_wait");
+  CHECK(none.not_fitted[0].key == "gpu.memory.l2.hit_latency");
 }
 
 TEST_CASE("fits without data write nothing and name each key they leave out") {
