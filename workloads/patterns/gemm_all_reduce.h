@@ -22,15 +22,14 @@
 // reduced every tile; in atomics a rank's C is complete when every rank's kernel has ended (the
 // Iris benchmark's closing barrier), i.e. at the makespan.
 //
-// Coarsening (k_steps_per_op), as gemm_all_scatter's: the trace's K-loop step is g block_k
-// steps, g the largest divisor of (k / ranks) / block_k up to k_steps_per_op: one op loads g A
-// blocks (block_m x g block_k, contiguous in panels), one g B blocks, one compute op issues
-// their FLOPs. Kept: bytes, FLOPs, footprints, which tiles share which blocks, every flag, every
-// byte of the reduction. Traded: a workgroup pays a load's latency (and the wait between load
-// and compute) once per g blocks instead of once per block, as a deeper software pipeline would
-// (the replay runs a workgroup's ops one after another). Why: at 8192 x 4608 x 36864 on 8 ranks
-// the fine trace (g = 1) is ~2 M ops and ~6 M events, 15-60 s of replay on the development
-// machine; see the measurements in gemm_all_reduce_test.cc. Set 1 for the exact K-step.
+// Coarsening (k_steps_per_op, default 1: the exact K-loop), as gemm_all_scatter's: the trace's
+// K-loop step is g block_k steps, g the largest divisor of (k / ranks) / block_k up to
+// k_steps_per_op: one op loads g A blocks (block_m x g block_k, contiguous in panels), one g B
+// blocks, one compute op issues their FLOPs. Kept: bytes, FLOPs, footprints, which tiles share
+// which blocks, every flag, every byte of the reduction. Changed: the double-buffered K-loop
+// prefetches g blocks at once, so a load's latency is paid once per g blocks (gemm_all_scatter.h
+// says how far that moves a calibrated prediction): a speed setting, not a fidelity one. The
+// fine trace at 8192 x 4608 x 36864 on 8 ranks is ~2 M ops and ~6 M events.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -63,7 +62,7 @@ struct GemmAllReduceParams {
   std::uint32_t group_m = 6;
   std::uint32_t ranks = 0;       // 0: every GPU of the system
   std::uint32_t workgroups = 0;  // persistent GEMM grid; 0: one per CU (the benchmarks pass --gemm_sms 288)
-  std::uint32_t k_steps_per_op = 8;  // trace coarsening, see above; 1: one op per block_k step
+  std::uint32_t k_steps_per_op = 1;  // trace coarsening, see above; 1: one op per block_k step (exact)
   // Both examples' matmul wrappers pass NUM_XCDS = the GPU's XCD count, so the kernels remap.
   XcdRemap xcd_remap = XcdRemap::kChipletSwizzle;
   GemmAllReduceVariant variant = GemmAllReduceVariant::kBsp;

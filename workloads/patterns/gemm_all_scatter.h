@@ -37,18 +37,17 @@
 // Addressing: panels (tile_addressing.h), one op per tile block; C as compact per-rank slots,
 // every tile one contiguous range (scatter_programs.h).
 //
-// Coarsening (k_steps_per_op): the trace's K-loop step is g = k_steps_per_op block_k steps: one
-// op loads g consecutive A blocks (block_m x g * block_k) and g B blocks, and one compute op
-// issues their 2 * block_m * block_n * g * block_k FLOPs. g is the largest divisor of
+// Coarsening (k_steps_per_op, default 1: the exact K-loop): the trace's K-loop step is g block_k
+// steps: one op loads g consecutive A blocks (block_m x g * block_k) and g B blocks, and one
+// compute op issues their 2 * block_m * block_n * g * block_k FLOPs. g is the largest divisor of
 // k / block_k that is at most k_steps_per_op, so any k works. What it keeps: bytes moved, FLOPs,
 // footprints, which tiles share which A and B blocks, remote vs local traffic, every flag and
-// store of C. What it trades: a workgroup pays the latency of its loads, and waits between load
-// and compute, once per g blocks instead of once per block (the replay runs a workgroup's ops
-// one after another; the real kernel's software pipeline, num_stages = 2, hides much of that
-// latency too), and an A load is g times larger. Why: at 8192 x 4608 x 36864 on 8 ranks a
-// fine trace (g = 1) is 4.0 M ops and 11 M events, ~15-20 s of replay on the development
-// machine; g = 4 gives 1.0 M ops and 2.2 M events. The makespan moves by up to ~15% between
-// g = 1 and g = 4 at that size (less latency exposed); set 1 for the exact K-step.
+// store of C. What it changes: the double-buffered K-loop prefetches g blocks at once, so a
+// workgroup pays a load's latency once per g blocks: with a loaded L2 latency (the calibrated
+// systems) the coarsened step is far shorter than g real steps (g = 4: 3.3x fast on the H200's
+// measured case, docs/validation.md), so it is a speed setting for what-if sweeps, not a
+// fidelity one. Replay cost at 8192 x 4608 x 36864 on 8 ranks: g = 1 about 9 M events, ~8 s
+// on the development machine; g = 4 1.6 M events, ~1.2 s.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,7 +80,7 @@ struct GemmAllScatterParams {
   std::uint32_t comm_wgs = 0;  // 0: see the header comment
   // The Iris all-scatter kernels remap with NUM_XCDS = the GPU's XCDs.
   XcdRemap xcd_remap = XcdRemap::kChipletSwizzle;
-  std::uint32_t k_steps_per_op = 4;  // trace coarsening, see above; 1: one op per block_k step
+  std::uint32_t k_steps_per_op = 1;  // trace coarsening, see above; 1: one op per block_k step (exact)
   GemmAllScatterVariant variant = GemmAllScatterVariant::kBsp;
   // bsp only.
   AllGatherAlgorithm collective = AllGatherAlgorithm::kRing;

@@ -486,10 +486,10 @@ TEST_CASE("gemm_all_scatter: the schema reads the keys") {
   CHECK(defaults.group_m == 6);
   CHECK(defaults.variant == V::kBsp);
   CHECK(defaults.xcd_remap == p::XcdRemap::kChipletSwizzle);
-  CHECK(defaults.k_steps_per_op == 4);
+  CHECK(defaults.k_steps_per_op == 1);  // exact by default: coarsening is a speed setting
   const p::GemmAllScatterParams read = p::gemm_all_scatter_schema().read(cfg::parse_yaml(
       "{m: 1024, n: 3584, k: 14336, dtype: bf16, variant: wg_specialized, gemm_wgs: 256, comm_wgs: 48, ranks: 4, "
-      "xcd_remap: none, k_steps_per_op: 1, collective: one_shot, collective_chunk: 64 KiB}",
+      "xcd_remap: none, k_steps_per_op: 4, collective: one_shot, collective_chunk: 64 KiB}",
       "test"));
   CHECK(read.m == 1024);
   CHECK(read.n == 3584);
@@ -500,7 +500,7 @@ TEST_CASE("gemm_all_scatter: the schema reads the keys") {
   CHECK(read.comm_wgs == 48);
   CHECK(read.ranks == 4);
   CHECK(read.xcd_remap == p::XcdRemap::kNone);
-  CHECK(read.k_steps_per_op == 1);
+  CHECK(read.k_steps_per_op == 4);
   CHECK(read.collective == p::AllGatherAlgorithm::kOneShot);
   CHECK(read.collective_chunk_bytes == 64 << 10);
   CHECK_THROWS_WITH(p::gemm_all_scatter_schema().read(cfg::parse_yaml("{variant: fused}", "test")),
