@@ -134,3 +134,33 @@ TEST_CASE("gemm: default size walks quickly") {
   // last one, after the loop) and one C store.
   CHECK(ops == 576 * (576 * 4 + 1));
 }
+
+// The K-loop is the kernel's double-buffered one (kernels/patterns/gemm_tile.h accumulate_tile): step 0's A and B
+// are fetched and waited for, then each step issues the next step's A and B before its matrix work and waits for
+// them after it; the last step only computes. One tile, four K-steps, one workgroup.
+TEST_CASE("gemm: the K-loop issues the next step's loads before the current step's matrix work") {
+  const auto mi300x = pt::mi300x_node(1);
+  p::GemmParams params;
+  params.m = 256;
+  params.n = 256;
+  params.k = 256;
+  params.block_m = 256;
+  params.block_n = 256;
+  params.block_k = 64;
+  params.workgroups = 1;
+  const tr::Trace trace = p::make_gemm(params, mi300x);
+  std::vector<std::string> kinds;
+  std::vector<std::int64_t> a_offsets;
+  pt::walk_all(trace, [&](const pt::ExecutedOp& e) {
+    if (e.op.kind == tr::OpKind::kSet) return;
+    kinds.emplace_back(tr::op_name(e.op.kind));
+    if (e.op.kind == tr::OpKind::kLoadAsync && trace.buffers[e.op.buffer].name == "A") a_offsets.push_back(e.op.b);
+  });
+  const std::vector<std::string> step{"load_async", "load_async", "compute", "wait_load"};
+  std::vector<std::string> expected{"load_async", "load_async", "wait_load"};
+  for (int i = 0; i < 3; ++i) expected.insert(expected.end(), step.begin(), step.end());
+  expected.insert(expected.end(), {"compute", "store"});
+  CHECK(kinds == expected);
+  // A's blocks in K order: columns [64 s, 64 s + 64) of the 256 x 256 fp16 A, in panels (256 x 64 each).
+  CHECK(a_offsets == std::vector<std::int64_t>{0, 256 * 64 * 2, 2 * 256 * 64 * 2, 3 * 256 * 64 * 2});
+}
