@@ -47,11 +47,13 @@ void append_partial_k_loop(ProgramBuilder& p, const GemmTiling& t, const Partial
   const Expr cols = cols_expr(t);
   p.set(kRegABase, trace::reg(kRegPidM) * spec.a.pid_m_stride());
   p.set(kRegBBase, trace::reg(kRegPidN) * spec.b.pid_n_stride());
-  const auto fetch = [&](const Expr& kk, trace::OpKind kind, int row_depth) {
+  const auto fetch = [&](const Expr& kk, int row_depth) {
     const Expr a_first = trace::reg(kRegABase) + kk * spec.a.kk_stride();
-    append_block(p, kind, spec.a.block(spec.a_buffer, trace::rank(), a_first, rows), row_depth, kRegFold, kStageSlot);
+    append_block(p, trace::OpKind::kLoadAsync, spec.a.block(spec.a_buffer, trace::rank(), a_first, rows), row_depth,
+                 kRegFold, kStageSlot);
     const Expr b_first = trace::reg(kRegBBase) + kk * spec.b.kb_stride();
-    append_block(p, kind, spec.b.block(spec.b_buffer, b_first, cols), row_depth, kRegFold, kStageSlot);
+    append_block(p, trace::OpKind::kLoadAsync, spec.b.block(spec.b_buffer, b_first, cols), row_depth, kRegFold,
+                 kStageSlot);
   };
   append_prefetched_k_loop(p, static_cast<std::int64_t>(spec.a.k_slab / t.block_k), kStepDepth,
                            2 * static_cast<std::int64_t>(t.block_m) * t.block_n * t.block_k, spec.dtype, fetch);

@@ -129,11 +129,11 @@ std::uint64_t block_flag(std::uint64_t flag_base, const GemmTiling& t, std::uint
 void append_prefetched_k_loop(ProgramBuilder& p, std::int64_t steps, int step_depth, std::int64_t flops,
                               models::compute::Dtype dtype, const StepFetch& fetch) {
   if (steps < 1) throw std::invalid_argument(fmt::format("K-loop: {} steps", steps));
-  fetch(Expr(0), trace::OpKind::kLoadAsync, step_depth);
+  fetch(Expr(0), step_depth);
   p.wait_load(kStageSlot);
   if (steps > 1) {
     p.loop(steps - 1);
-    fetch(trace::loop(step_depth) + Expr(1), trace::OpKind::kLoadAsync, step_depth + 1);
+    fetch(trace::loop(step_depth) + Expr(1), step_depth + 1);
     p.compute(flops, dtype);
     p.wait_load(kStageSlot);
     p.end_loop();
@@ -144,7 +144,6 @@ void append_prefetched_k_loop(ProgramBuilder& p, std::int64_t steps, int step_de
 void append_output_tile(ProgramBuilder& p, const GemmTiling& t, const OutputTileSpec& spec) {
   constexpr int kSlabDepth = kTileLoopDepth + 1;
   constexpr int kStepDepth = kTileLoopDepth + 2;
-  constexpr int kRowDepth = kTileLoopDepth + 3;
   constexpr int kRegSlab = kRegScratch;
   constexpr int kRegABase = kRegScratch + 1;
   constexpr int kRegBBase = kRegScratch + 2;
@@ -170,7 +169,7 @@ void append_output_tile(ProgramBuilder& p, const GemmTiling& t, const OutputTile
   // This slab's first A block of row-block pid_m, and its first B block of column-block pid_n.
   p.set(kRegABase, slab * a.slab_stride() + trace::reg(kRegPidM) * a.pid_m_stride());
   p.set(kRegBBase, slab * (steps * spec.b.kb_stride()) + trace::reg(kRegPidN) * spec.b.pid_n_stride());
-  const auto fetch = [&](const Expr& kk, trace::OpKind kind, int row_depth) {
+  const auto fetch = [&](const Expr& kk, int row_depth) {
     const Expr a_first = trace::reg(kRegABase) + kk * a.kk_stride();
     const BlockAccess a_block = a.block(spec.a_buffer, owner, a_first, rows);
     if (spec.wait_flag_base) {
@@ -180,9 +179,10 @@ void append_output_tile(ProgramBuilder& p, const GemmTiling& t, const OutputTile
                         slab * (static_cast<std::int64_t>(t.tiles_m()) * steps) + trace::reg(kRegPidM) * steps + kk;
       p.wait(trace::rank(), flag, models::sync::Compare::kGe, 1, spec.a_buffer, a_first, a_block.span_bytes());
     }
-    append_block(p, kind, a_block, row_depth, kRegFold, kStageSlot);
+    append_block(p, trace::OpKind::kLoadAsync, a_block, row_depth, kRegFold, kStageSlot);
     const Expr b_first = trace::reg(kRegBBase) + kk * spec.b.kb_stride();
-    append_block(p, kind, spec.b.block(spec.b_buffer, b_first, cols), row_depth, kRegFold, kStageSlot);
+    append_block(p, trace::OpKind::kLoadAsync, spec.b.block(spec.b_buffer, b_first, cols), row_depth, kRegFold,
+                 kStageSlot);
   };
   append_prefetched_k_loop(p, steps, kStepDepth, 2 * static_cast<std::int64_t>(t.block_m) * t.block_n * t.block_k,
                            spec.dtype, fetch);

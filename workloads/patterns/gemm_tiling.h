@@ -141,11 +141,11 @@ std::uint64_t block_flag(std::uint64_t flag_base, const GemmTiling& tiling, std:
 // accumulate_tile): step 0's blocks are fetched and waited for; then every step but the last
 // issues the next step's loads before its own matrix work and waits for them after it (the
 // kernel's register prefetch), so a step costs about max(load round trip, matrix work) rather than
-// their sum; the last step only computes. `fetch(kk, kind, row_depth)` appends step kk's loads as
-// `kind` in load slot kStageSlot (a block's rows, if any, loop at `row_depth`); the step loop is at
-// loop depth `step_depth`.
+// their sum; the last step only computes. `fetch(kk, row_depth)` appends step kk's loads as
+// load_async in load slot kStageSlot (a block's rows, if any, loop at `row_depth`); the step loop is
+// at loop depth `step_depth`.
 inline constexpr std::uint8_t kStageSlot = 0;
-using StepFetch = std::function<void(const trace::Expr& kk, trace::OpKind kind, int row_depth)>;
+using StepFetch = std::function<void(const trace::Expr& kk, int row_depth)>;
 void append_prefetched_k_loop(trace::ProgramBuilder& program, std::int64_t steps, int step_depth, std::int64_t flops,
                               models::compute::Dtype dtype, const StepFetch& fetch);
 

@@ -106,7 +106,7 @@ void append_gemm_tile(ProgramBuilder& p, const ScatterLayout& l, int depth, Tile
   p.set(kRegABase, trace::reg(kRegPidM) * l.a.pid_m_stride());
   p.set(kRegBBase, trace::reg(kRegPidN) * l.b.pid_n_stride());
   // Panels: each block is one contiguous op.
-  const auto fetch = [&](const Expr& kk, trace::OpKind, int) {
+  const auto fetch = [&](const Expr& kk, int) {
     const BlockAccess a = l.a.block(l.a_buffer, trace::rank(), trace::reg(kRegABase) + kk * l.a.kk_stride(), rows);
     p.load_async(a.buffer, a.owner, a.first, a.piece_bytes, kStageSlot);
     const BlockAccess b = l.b.block(l.b_buffer, trace::reg(kRegBBase) + kk * l.b.kb_stride(), cols);
