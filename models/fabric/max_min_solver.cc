@@ -53,11 +53,13 @@ void MaxMinSolver::set_count(SolverFlowId flow, std::uint32_t count) {
   FlowState& f = flows_.at(flow);
   if (f.count == count) return;
   const bool was_active = f.count > 0;
+  const double delta = f.rate * (static_cast<double>(count) - static_cast<double>(f.count));
   f.count = count;
   if (f.path_len == 0) {  // nothing shared: the cap is the rate
     f.rate = count > 0 ? f.cap : 0.0;
     return;
   }
+  for (ResourceId r : path(flow)) resources_[r].load += delta;
   if (!was_active && count > 0) activate(flow);
   if (was_active && count == 0) {
     deactivate(flow);
@@ -94,30 +96,96 @@ void MaxMinSolver::mark_dirty(SolverFlowId flow) {
 std::span<const SolverFlowId> MaxMinSolver::solve() {
   component_resources_.clear();
   component_flows_.clear();
+  changed_.clear();
+  touched_.clear();
   if (dirty_.empty()) return {};
   ++solves_;
-  collect_component();
-  fill_component();
-  return component_flows_;
-}
-
-// Depth-first search from the dirty resources through active flows: everything whose rate
-// could depend on the change.
-void MaxMinSolver::collect_component() {
-  if (++epoch_ == 0) {  // wrapped: clear the stamps once every 4 billion solves
-    for (ResourceState& r : resources_) r.visit = 0;
-    for (FlowState& f : flows_) f.visit = 0;
-    epoch_ = 1;
-  }
+  for (ResourceId r : dirty_) refresh_fit(r);
+  next_epoch();
+  // Every class crossing a changed resource: its cap where all its resources fit, else it
+  // joins the filling, which starts from its non-fitting resources.
   stack_.clear();
   for (ResourceId r : dirty_) {
     resources_[r].dirty = false;
-    if (resources_[r].visit != epoch_) {
-      resources_[r].visit = epoch_;
-      stack_.push_back(r);
+    touch(r);
+    for (SolverFlowId id : resources_[r].active) {
+      if (flows_[id].visit == epoch_) continue;
+      flows_[id].visit = epoch_;
+      bool fits = true;
+      for (ResourceId q : path(id)) fits = fits && resources_[q].fits;
+      if (fits) {
+        set_rate(id, flows_[id].cap);
+      } else {
+        component_flows_.push_back(id);
+        push_unfitting(id);
+      }
     }
   }
   dirty_.clear();
+  if (component_flows_.empty()) {
+    ++solves_without_filling_;
+    return changed_;
+  }
+  collect_component();
+  fill_component();
+  return changed_;
+}
+
+void MaxMinSolver::next_epoch() {
+  if (++epoch_ == 0) {  // wrapped: clear the stamps once every 4 billion solves
+    for (ResourceState& r : resources_) r.visit = r.touch = 0;
+    for (FlowState& f : flows_) f.visit = 0;
+    epoch_ = 1;
+  }
+}
+
+// A margin far above float noise, so that a sum that only rounds below the capacity does not
+// count as fitting (progressive filling then decides, exactly).
+void MaxMinSolver::refresh_fit(ResourceId resource) {
+  ResourceState& r = resources_[resource];
+  double demand = 0;
+  for (SolverFlowId id : r.active) {
+    const FlowState& f = flows_[id];
+    if (f.cap == kUncapped) {
+      r.fits = false;
+      return;
+    }
+    demand += f.cap * static_cast<double>(f.count);
+  }
+  r.fits = demand <= r.capacity * (1.0 - 1e-9);
+}
+
+void MaxMinSolver::touch(ResourceId resource) {
+  if (resources_[resource].touch == epoch_) return;
+  resources_[resource].touch = epoch_;
+  touched_.push_back(resource);
+}
+
+void MaxMinSolver::set_rate(SolverFlowId flow, double rate) {
+  FlowState& f = flows_[flow];
+  if (f.rate == rate) return;
+  const double delta = (rate - f.rate) * static_cast<double>(f.count);
+  f.rate = rate;
+  changed_.push_back(flow);
+  for (ResourceId q : path(flow)) {
+    resources_[q].load += delta;
+    touch(q);
+  }
+}
+
+void MaxMinSolver::push_unfitting(SolverFlowId flow) {
+  for (ResourceId q : path(flow)) {
+    ResourceState& r = resources_[q];
+    if (!r.fits && r.visit != epoch_) {
+      r.visit = epoch_;
+      stack_.push_back(q);
+    }
+  }
+}
+
+// Depth-first search through the non-fitting resources and the classes crossing them: the
+// filling's component(s). Fitting resources are not crossed: they bind no one.
+void MaxMinSolver::collect_component() {
   while (!stack_.empty()) {
     const ResourceId r = stack_.back();
     stack_.pop_back();
@@ -126,26 +194,23 @@ void MaxMinSolver::collect_component() {
       if (flows_[f].visit == epoch_) continue;
       flows_[f].visit = epoch_;
       component_flows_.push_back(f);
-      for (ResourceId q : path(f)) {
-        if (resources_[q].visit != epoch_) {
-          resources_[q].visit = epoch_;
-          stack_.push_back(q);
-        }
-      }
+      push_unfitting(f);
     }
   }
 }
 
+// Only the filling's resources (the non-fitting ones) carry remaining and unfrozen.
 void MaxMinSolver::freeze(SolverFlowId flow, double rate) {
   FlowState& f = flows_[flow];
   f.frozen = true;
-  f.rate = rate;
   const double taken = rate * static_cast<double>(f.count);
   for (ResourceId q : path(flow)) {
     ResourceState& r = resources_[q];
+    if (r.fits) continue;
     r.remaining = std::max(0.0, r.remaining - taken);
     r.unfrozen -= f.count;
   }
+  set_rate(flow, rate);
 }
 
 void MaxMinSolver::fill_component() {
@@ -154,25 +219,15 @@ void MaxMinSolver::fill_component() {
     resources_[r].unfrozen = 0;
   }
   capped_.clear();
-  bool all_capped = true;
   for (SolverFlowId id : component_flows_) {
     FlowState& f = flows_[id];
     f.frozen = false;
-    for (ResourceId q : path(id)) resources_[q].unfrozen += f.count;
-    if (f.cap != kUncapped) {
-      capped_.emplace_back(f.cap, id);
-    } else {
-      all_capped = false;
+    for (ResourceId q : path(id)) {
+      if (!resources_[q].fits) resources_[q].unfrozen += f.count;
     }
+    if (f.cap != kUncapped) capped_.emplace_back(f.cap, id);
   }
   std::sort(capped_.begin(), capped_.end());
-  if (all_capped && caps_fit()) {
-    // Every flow gets its cap (see caps_fit); freezing them in the filling's own order leaves
-    // the same remaining capacities, bit for bit, as the general loop below would.
-    for (const auto& [cap, id] : capped_) freeze(id, cap);
-    finish_component();
-    return;
-  }
   heap_.clear();
   for (ResourceId r : component_resources_) {
     const ResourceState& s = resources_[r];
@@ -225,33 +280,6 @@ void MaxMinSolver::fill_component() {
         --unfrozen_flows;
       }
     }
-  }
-  finish_component();
-}
-
-// Whether every resource of the component can carry the caps of all the flows crossing it.
-// Then progressive filling freezes each flow at its cap: a resource's share (remaining /
-// unfrozen) is at least the mean cap of its unfrozen flows, never below the smallest cap, so
-// the smallest unfrozen cap is always reached first. The common case of latency-bound loads,
-// whose windowed caps are far below the bandwidth they share.
-bool MaxMinSolver::caps_fit() {
-  for (ResourceId r : component_resources_) resources_[r].demand = 0;
-  for (const auto& [cap, id] : capped_) {
-    const double taken = cap * static_cast<double>(flows_[id].count);
-    for (ResourceId q : path(id)) resources_[q].demand += taken;
-  }
-  for (ResourceId r : component_resources_) {
-    // A margin far above float noise, so that a sum that only rounds below the capacity
-    // takes the general path.
-    if (resources_[r].demand > resources_[r].capacity * (1.0 - 1e-9)) return false;
-  }
-  return true;
-}
-
-void MaxMinSolver::finish_component() {
-  for (ResourceId r : component_resources_) {
-    ResourceState& s = resources_[r];
-    s.load = s.capacity - s.remaining;
   }
 }
 
