@@ -51,8 +51,8 @@ class MaxMinSolver {
   // Recomputes what the changes since the last call can affect; returns the flows whose rate
   // changed (only ones with count > 0). Valid until the next call.
   std::span<const SolverFlowId> solve();
-  // Resources whose load() changed since the solve() before the last one (dirty ones and those
-  // on the path of a flow whose rate changed).
+  // Resources whose load() may have moved in the last solve() or in the set_count calls before it
+  // (the dirty ones, and those on the path of a flow whose rate the solve changed).
   std::span<const ResourceId> touched_resources() const { return touched_; }
 
   // Rate of one flow of the class, bytes/s; 0 while count is 0.

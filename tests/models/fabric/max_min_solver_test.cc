@@ -112,7 +112,7 @@ namespace {
 
 // Random networks of up to 10 resources and 30 flow classes; a class is capped with probability
 // `capped_per_4` / 4 (caps 0.5-20 against capacities 1-100), so that with 4 of 4 every component
-// is capped and some fit under their caps (MaxMinSolver::caps_fit) and some do not.
+// is capped and some fit under their caps (every resource fits: no filling) and some do not.
 void check_random_networks(unsigned seed, unsigned capped_per_4) {
   // Max-min fair iff feasible and every flow is at its cap or crosses a saturated resource on
   // which no flow gets more than it does (its bottleneck).
