@@ -66,7 +66,7 @@ TEST_CASE("timeline: valid trace-event JSON with the required fields on every ev
     CHECK(e["tid"].is_number_integer());
     CHECK(e["name"].is_string());
     // Perfetto's tokenizer rejects a trace whose events hold an array at their top level.
-    for (const auto& [key, value] : e.items()) CHECK_MESSAGE(!value.is_array(), key);
+    for (const auto& item : e.items()) CHECK_MESSAGE(!item.value().is_array(), item.key());
     if (ph == "M") {
       CHECK(e["args"].is_object());
       continue;
@@ -87,7 +87,7 @@ TEST_CASE("timeline: valid trace-event JSON with the required fields on every ev
     }
     if (ph == "C") {
       REQUIRE(e["args"].is_object());
-      for (const auto& [key, value] : e["args"].items()) CHECK_MESSAGE(value.is_number(), key);
+      for (const auto& item : e["args"].items()) CHECK_MESSAGE(item.value().is_number(), item.key());
     }
   }
   // 13 workgroup slices, 3 kernels + 3 launches, 8 flag anchors.

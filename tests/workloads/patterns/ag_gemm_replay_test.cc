@@ -75,8 +75,9 @@ TEST_CASE("bsp pays its three serial launches, push pays two, pull one") {
   };
   const double l_ns = static_cast<double>(launch_ps) / 1e3;
   // all_gather, concat, gemm on one stream; push_shards then gemm; one gemm.
-  for (auto [variant, serial] : {std::pair{patterns::AgGemmVariant::kBsp, 3}, std::pair{patterns::AgGemmVariant::kPush, 2},
-                                 std::pair{patterns::AgGemmVariant::kPull, 1}}) {
+  for (auto [variant, serial_launches] : {std::pair{patterns::AgGemmVariant::kBsp, 3}, std::pair{patterns::AgGemmVariant::kPush, 2},
+                                          std::pair{patterns::AgGemmVariant::kPull, 1}}) {
+    const int serial = serial_launches;  // CAPTURE takes a reference, which clang 14 cannot take to a structured binding
     CAPTURE(serial);
     const double delta = with_launch(variant, launch_ps) - with_launch(variant, 0);
     // Each serial launch adds its latency; overlap with the other rank's work can hide at most

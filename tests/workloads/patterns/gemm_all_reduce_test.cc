@@ -346,8 +346,9 @@ TEST_CASE("gemm_all_reduce replayed: bsp pays its two serial launches, the fused
   const double l_ns = static_cast<double>(launch_ps) / 1e3;
   p::GemmAllReduceParams one_shot_collective = small(V::kBsp, 2);
   one_shot_collective.collective = p::AllReduceAlgorithm::kOneShot;
-  for (const auto& [params, serial] : {std::pair{small(V::kBsp, 2), 2}, std::pair{one_shot_collective, 2},
-                                       std::pair{small(V::kOneShot, 2), 1}, std::pair{small(V::kAtomics, 2), 1}}) {
+  for (const auto& [case_params, serial] : {std::pair{small(V::kBsp, 2), 2}, std::pair{one_shot_collective, 2},
+                                            std::pair{small(V::kOneShot, 2), 1}, std::pair{small(V::kAtomics, 2), 1}}) {
+    const p::GemmAllReduceParams& params = case_params;  // CAPTURE cannot take a structured binding in clang 14
     CAPTURE(variant_name(params.variant));
     const double with = with_launch(params, launch_ps);
     const double without = with_launch(params, 0);

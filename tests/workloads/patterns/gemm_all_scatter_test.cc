@@ -375,7 +375,10 @@ TEST_CASE("gemm_all_scatter: kernels, streams, CU partitions and host commands o
       {V::kProducerConsumer, {{"gemm_all_scatter_gemm", "all_scatter"}, {0, 1}, {256, 48}, {{0, 32}, {32, 6}}}},
       {V::kFusedSequential, {{"gemm_all_scatter"}, {0}, {304}, {{0, 0}}}},
       {V::kWgSpecialized, {{"gemm_all_scatter_wgs"}, {0}, {304}, {{0, 0}}}}};
-  for (const auto& [variant, want] : expected) {
+  for (const auto& entry : expected) {
+    // Named copies, not a structured binding: clang 14 cannot capture one (CAPTURE and the lambda below).
+    const V variant = entry.first;
+    const Expected& want = entry.second;
     CAPTURE(variant_name(variant));
     p::GemmAllScatterParams params;
     params.variant = variant;

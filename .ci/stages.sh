@@ -1,0 +1,78 @@
+# Timed CI stages, sourced by .ci/run. Each stage has a budget in .ci/budgets (seconds, measured on
+# the 2-core CI machine, docs/robustness.md "CI"); a stage still running at 1.5 times its budget is
+# stopped and CI fails there, naming it. A stage over its budget but under that limit passes with a
+# warning, so that the budget is raised (or the stage made faster) before it becomes a failure.
+
+ci_budgets_file=.ci/budgets
+ci_stage_names=()
+ci_stage_seconds=()
+
+# The budget of stage $1 in seconds, from the budgets file; no budget is an error, not a default.
+stage_budget() {
+  local budget
+  budget=$(awk -v s="$1" '$1 == s { print $2 }' "$ci_budgets_file")
+  if ! [[ $budget =~ ^[0-9]+$ ]]; then
+    echo "ci: stage '$1' has no budget in $ci_budgets_file (a line '$1 SECONDS')" >&2
+    return 2
+  fi
+  echo "$budget"
+}
+
+# CI's own limit is 90 minutes: budgets whose limits add up past it could let a run that no
+# stage stops still miss the landing, so such a budgets file fails CI before any work.
+check_budget_total() {
+  local total
+  total=$(awk '!/^#/ && NF { s += $2 } END { print s + 0 }' "$ci_budgets_file")
+  if [ $((total * 3 / 2)) -gt 5400 ]; then
+    echo "ci: the stage budgets in $ci_budgets_file add up to ${total} s: 1.5 times that passes CI's 5400 s" >&2
+    return 1
+  fi
+  echo "ci: stage budgets ${total} s in all (limits $((total * 3 / 2)) s of CI's 5400 s)"
+}
+
+# run_stage NAME COMMAND [ARG...]: runs the command (one string is run by bash -c) in its own
+# process group under a time limit of 1.5 times the stage's budget.
+run_stage() {
+  local name=$1
+  shift
+  local budget limit start rc=0 elapsed
+  budget=$(stage_budget "$name")
+  limit=$((budget * 3 / 2))
+  echo "ci: stage $name: started $(date -u +%H:%M:%S) (budget ${budget} s, stopped at ${limit} s)"
+  start=$(date +%s)
+  if [ $# -eq 1 ]; then
+    timeout --kill-after=30 "$limit" bash -c "set -euo pipefail; $1" || rc=$?
+  else
+    timeout --kill-after=30 "$limit" "$@" || rc=$?
+  fi
+  elapsed=$(($(date +%s) - start))
+  ci_stage_names+=("$name")
+  ci_stage_seconds+=("$elapsed")
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    echo "ci: stage $name EXCEEDED ITS BUDGET: stopped after ${elapsed} s, budget ${budget} s in $ci_budgets_file" \
+         "(the limit is 1.5 times it). Make the stage faster, or measure it and raise the budget" \
+         "(docs/robustness.md, \"CI\")." >&2
+    print_stage_summary
+    exit 1
+  fi
+  if [ "$rc" -ne 0 ]; then
+    echo "ci: stage $name FAILED (exit $rc) after ${elapsed} s" >&2
+    print_stage_summary
+    exit "$rc"
+  fi
+  if [ "$elapsed" -gt "$budget" ]; then
+    echo "ci: warning: stage $name took ${elapsed} s, over its budget of ${budget} s (stopped at ${limit} s)" >&2
+  fi
+  echo "ci: stage $name: passed in ${elapsed} s"
+}
+
+print_stage_summary() {
+  local i total=0
+  echo "ci: stage times (s), against their budgets (s):"
+  for i in "${!ci_stage_names[@]}"; do
+    printf 'ci:   %-16s %6d %6d\n' "${ci_stage_names[$i]}" "${ci_stage_seconds[$i]}" \
+      "$(stage_budget "${ci_stage_names[$i]}")"
+    total=$((total + ci_stage_seconds[i]))
+  done
+  printf 'ci:   %-16s %6d\n' total "$total"
+}
