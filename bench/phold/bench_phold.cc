@@ -1,4 +1,4 @@
-// Measures the engine on the three PHOLD scenarios of issue 2 against the bare heap loop, in
+// Measures the engine on the three PHOLD scenarios of docs/performance.md against the bare heap loop, in
 // the same run. Prints a Markdown table (for docs/performance.md) and, with --json, JSON.
 //
 //   bench_phold [--repeats R] [--json] [--queues]
@@ -12,19 +12,19 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/phold/phold_engine.h"
+#include "workloads/phold/phold_engine.h"
 
 namespace {
 
 struct Scenario {
   const char* name;
-  tessera::bench::PholdParams params;
+  tessera::workloads::phold::PholdParams params;
 };
 
 // Best of `repeats`: the least disturbed run is the best estimate of what the code costs.
 template <class Run>
-tessera::bench::PholdResult best_of(int repeats, Run run, const tessera::bench::PholdParams& params) {
-  tessera::bench::PholdResult best;
+tessera::workloads::phold::PholdResult best_of(int repeats, Run run, const tessera::workloads::phold::PholdParams& params) {
+  tessera::workloads::phold::PholdResult best;
   for (int i = 0; i < repeats; ++i) {
     const auto r = run(params);
     if (i == 0 || r.wall_s < best.wall_s) best = r;
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  using tessera::bench::PholdParams;
+  using tessera::workloads::phold::PholdParams;
   // End times give each scenario some 10-30 M events: long enough to swamp setup and timer noise.
   const std::vector<Scenario> scenarios{
       {"S1 (N=256, M=1, P=1)", PholdParams{256, 1, 1.0, 500'000'000, 1}},
@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
     fmt::print("|---|---:|---:|---:|---:|\n");
   }
   for (const auto& s : scenarios) {
-    const auto engine = best_of(repeats, [](const PholdParams& p) { return tessera::bench::run_phold_engine(p); }, s.params);
-    const auto bare = best_of(repeats, tessera::bench::run_phold_bare, s.params);
+    const auto engine = best_of(repeats, [](const PholdParams& p) { return tessera::workloads::phold::run_phold_engine(p); }, s.params);
+    const auto bare = best_of(repeats, tessera::workloads::phold::run_phold_bare, s.params);
     if (engine.events != bare.events) {
       fmt::print(stderr, "{}: engine and bare loop disagree ({} vs {} events)\n", s.name, engine.events, bare.events);
       return 1;
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
   }
   if (json) fmt::print("{}\n", out.dump(2));
   if (queues) {
-    using tessera::bench::QueueKind;
+    using tessera::workloads::phold::QueueKind;
     const std::pair<const char*, QueueKind> kinds[] = {{"binary heap", QueueKind::kBinaryHeap},
                                                        {"4-ary heap", QueueKind::kQuaternaryHeap},
                                                        {"8-ary heap", QueueKind::kOctonaryHeap},
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
       for (const auto& [name, queue_kind] : kinds) {
         // A copy to capture: clang 14 (Debian 12's, used by the sanitizer build) cannot capture a structured binding.
         const QueueKind kind = queue_kind;
-        const auto r = best_of(repeats, [kind](const PholdParams& p) { return tessera::bench::run_phold_engine(p, kind); }, s.params);
+        const auto r = best_of(repeats, [kind](const PholdParams& p) { return tessera::workloads::phold::run_phold_engine(p, kind); }, s.params);
         fmt::print("| {} | {} | {:.2f} |\n", s.name, name, r.events_per_s() / 1e6);
       }
     }

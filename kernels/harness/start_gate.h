@@ -4,7 +4,7 @@
 // flag) times that skew as if it were the pattern's. The gate is a one-thread kernel at the head of every rank's
 // stream that says it is running and spins on a host flag; the host releases the flag once every rank's gate runs
 // and every rank's work is enqueued behind it. Then all ranks start within a PCIe round trip, as ranks of separate
-// processes do after the benchmarks' barrier (BRIEF section 4).
+// processes do after the public benchmarks' barrier (docs/kernels.md, "Protocol").
 #pragma once
 
 #include "harness/context.h"

@@ -1,6 +1,6 @@
-// The timing protocol of the public benchmarks (BRIEF section 4): device events around each iteration, warm-up
-// iterations discarded, and before every iteration a reset outside the timed region, a cache flush (a 256 MiB
-// write, larger than any L2 or Infinity Cache of the target GPUs) and a barrier of all ranks.
+// The timing protocol of the public benchmarks (docs/kernels.md, "Protocol"): device events around each
+// iteration, warm-up iterations discarded, and before every iteration a reset outside the timed region, a cache
+// flush (a 256 MiB write, larger than any L2 or Infinity Cache of the target GPUs) and a barrier of all ranks.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The microbenchmark cases (BRIEF section 4), one concept per file; micro/micro_cases.hip lists them. Each case
+// The microbenchmark cases (docs/kernels.md), one concept per file; micro/micro_cases.hip lists them. Each case
 // mirrors the Tessera `microbench` op of the same name (docs/config-reference.md, "kind: microbench").
 #pragma once
 

@@ -2,7 +2,7 @@
 //
 // Kernel code in kernels/ is plain HIP. On AMD (hipcc) this header is HIP's own runtime header. On NVIDIA (nvcc)
 // it maps the HIP names the suite uses onto CUDA, because HIP 5.2's own NVIDIA headers (hip/nvidia_detail) no longer
-// compile against CUDA 13 (BRIEF section 6: they use removed cudaDeviceProp fields and old prefetch signatures).
+// compile against CUDA 13 (they use removed cudaDeviceProp fields and old prefetch signatures).
 // Only what the suite uses is mapped; a missing name fails to compile rather than silently meaning something else.
 #pragma once
 

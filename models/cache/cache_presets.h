@@ -1,6 +1,7 @@
 #pragma once
-// Starting specs for the machines in BRIEF.md §5, for builders and tests. Configs override every
-// field; figures not published (marked "placeholder") are to be calibrated by measurement.
+// Starting specs for MI300X, H100 and H200 (sources: docs/hardware-sources.md), for builders and
+// tests. Configs override every field; figures not published (marked "placeholder") are to be
+// calibrated by measurement.
 #include "models/cache/cache_hierarchy_spec.h"
 
 namespace tessera::models::cache {

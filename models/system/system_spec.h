@@ -6,7 +6,7 @@
 //
 // Defaults are those of one MI300X where a public figure exists; efficiencies that no
 // specification gives default to 1 (the spec ceiling) and are calibrated from
-// microbenchmarks (issue 7). Every system file under configs/systems/ cites its sources.
+// microbenchmarks (`tessera calibrate`, docs/validation.md). Every system file under configs/systems/ cites its sources.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -122,8 +122,8 @@ std::uint32_t total_compute_units(const GpuSpec& gpu);
 double peak_fp16_flops_per_s(const GpuSpec& gpu);
 double rate_of(const DtypeRates& rates, std::string_view dtype);  // throws on an unknown dtype
 
-// The config keys of latencies left at 0 ps (no public figure: uncalibrated until issue 7's
-// microbenchmarks fit them), so that reports can say which results lack them.
+// The config keys of latencies left at 0 ps (no public figure: uncalibrated until `tessera calibrate`
+// fits them from microbenchmarks, docs/validation.md), so that reports can say which results lack them.
 std::vector<std::string> zero_latency_keys(const SystemSpec& spec);
 
 }  // namespace tessera::models

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/phold/phold_engine.h"
+#include "workloads/phold/phold_engine.h"
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
@@ -19,7 +19,7 @@ namespace tessera::app {
 namespace {
 
 // Wall-clock fields are named wall_* (only they differ between two runs of the same inputs).
-nlohmann::json result_json(const bench::PholdResult& r) {
+nlohmann::json result_json(const workloads::phold::PholdResult& r) {
   return {{"events", r.events},
           {"wall_s", r.wall_s},
           {"wall_events_per_s", r.events_per_s()},
@@ -31,7 +31,7 @@ int bench_phold(const Args& args) {
       "tessera bench phold [options]\n\nPHOLD on the event engine: N processes, M initial events each; each event sends "
       "one new event\nto a random process with probability P (else to itself), delay = 1 ns + exponential (mean 9 "
       "ns).\n\nOptions");
-  bench::PholdParams p;
+  workloads::phold::PholdParams p;
   std::string end_time = "1 ms";
   opts.add_options()("help,h", "show this help")
       ("lps", po::value<std::uint32_t>(&p.num_lps)->default_value(256), "logical processes N")
@@ -46,11 +46,11 @@ int bench_phold(const Args& args) {
   const po::variables_map& vm = *parsed;
   try {
     p.end_time_ps = sim::config::parse_time_ps(end_time);
-    bench::validate(p);
+    workloads::phold::validate(p);
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("tessera bench phold: {}", e.what()));
   }
-  const bench::PholdResult engine = bench::run_phold_engine(p);
+  const workloads::phold::PholdResult engine = workloads::phold::run_phold_engine(p);
   nlohmann::json j = result_json(engine);
   j["lps"] = p.num_lps;
   j["events_per_lp"] = p.events_per_lp;
@@ -58,7 +58,7 @@ int bench_phold(const Args& args) {
   j["end_time_ps"] = p.end_time_ps;
   j["seed"] = p.seed;
   if (vm.count("bare")) {
-    const bench::PholdResult bare = bench::run_phold_bare(p);
+    const workloads::phold::PholdResult bare = workloads::phold::run_phold_bare(p);
     j["bare"] = result_json(bare);
     j["wall_engine_over_bare"] = engine.events_per_s() / bare.events_per_s();
   }

@@ -14,8 +14,8 @@
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
-#include "sim/app/run_config_loader.h"
-#include "sim/app/run_workload.h"
+#include "sim/app/run/run_config_loader.h"
+#include "sim/app/run/run_workload.h"
 #include "sim/app/sweep/comparison.h"
 #include "sim/app/usage_error.h"
 
@@ -64,10 +64,10 @@ int command_compare(const Args& args) {
   if (configs.size() != 2) throw UsageError("compare: expected two run configs (tessera compare A.yaml B.yaml)");
 
   // Both configs are checked before either runs; the two runs share nothing, so they run at once.
-  const RunSpec spec_a = load_run_spec(configs[0], sets);
-  const RunSpec spec_b = load_run_spec(configs[1], sets);
-  auto run_b = std::async(std::launch::async, [&spec_b] { return run_workload(spec_b); });
-  const nlohmann::json a = run_workload(spec_a);
+  const run::RunSpec spec_a = run::load_run_spec(configs[0], sets);
+  const run::RunSpec spec_b = run::load_run_spec(configs[1], sets);
+  auto run_b = std::async(std::launch::async, [&spec_b] { return run::run_workload(spec_b); });
+  const nlohmann::json a = run::run_workload(spec_a);
   const nlohmann::json b = run_b.get();
 
   const std::vector<sweep::ComparisonRow> rows = sweep::compare_summaries(a, b);

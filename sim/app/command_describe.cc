@@ -7,6 +7,7 @@
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
+#include "models/system/system_loader.h"
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
@@ -14,7 +15,7 @@
 #include "models/topology/build_topology.h"
 #include "models/topology/describe_topology.h"
 #include "models/topology/dot_writer.h"
-#include "sim/app/run_config_loader.h"
+#include "sim/app/run/run_config_loader.h"
 #include "sim/config/config_loader.h"
 #include "sim/config/embedded_files.h"
 #include "sim/config/file_resolver.h"
@@ -40,7 +41,7 @@ std::optional<models::SystemSpec> read_system_file(const std::string& config) {
   const sim::config::ConfigLoader loader(resolver);
   const sim::config::ConfigNode root = loader.load_file(config);
   if (!root.is_map() || root.contains("system") || root.contains("workload")) return std::nullopt;
-  return load_system_spec(config);
+  return models::load_system_spec(config);
 }
 
 }  // namespace
@@ -81,9 +82,9 @@ int command_describe(const Args& args) {
       return kExitOk;
     }
   }
-  const RunSpec spec = load_run_spec(config, sets);
+  const run::RunSpec spec = run::load_run_spec(config, sets);
   if (vm.count("json")) {
-    std::cout << describe_json(spec).dump(2) << "\n";
+    std::cout << run::describe_json(spec).dump(2) << "\n";
     return kExitOk;
   }
   const models::topology::Topology topology = models::topology::build_topology(spec.system);
@@ -91,7 +92,7 @@ int command_describe(const Args& args) {
     models::topology::write_dot(std::cout, topology);
     return kExitOk;
   }
-  std::cout << describe_yaml(spec) << "\n" << commented(models::topology::describe_topology(topology));
+  std::cout << run::describe_yaml(spec) << "\n" << commented(models::topology::describe_topology(topology));
   return kExitOk;
 }
 

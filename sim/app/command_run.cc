@@ -16,14 +16,15 @@
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
-#include "sim/app/run_config_loader.h"
-#include "sim/app/run_limits.h"
-#include "sim/app/run_workload.h"
+#include "sim/app/run/run_config_loader.h"
+#include "sim/app/max_wall_flag.h"
+#include "sim/app/run/stop_message.h"
+#include "sim/app/run/run_workload.h"
 #include "sim/app/text_table.h"
 #include "sim/app/usage_error.h"
-#include "sim/report/report_html.h"
-#include "sim/report/taxes_csv.h"
-#include "sim/report/timeline_json.h"
+#include "sim/app/report/report_html.h"
+#include "sim/app/report/taxes_csv.h"
+#include "sim/app/report/timeline_json.h"
 #include "workloads/trace/trace_file.h"
 
 namespace po = boost::program_options;
@@ -75,7 +76,7 @@ std::string render_taxes(const nlohmann::json& s) {
          t.render();
 }
 
-std::string render_text(const nlohmann::json& s, const RunOptions& options) {
+std::string render_text(const nlohmann::json& s, const run::RunOptions& options) {
   TextTable t({"quantity", "value", "unit"});
   t.add_row({"system", s["system"].get<std::string>(), ""});
   t.add_row({"workload", s["workload"].get<std::string>(), ""});
@@ -102,7 +103,7 @@ std::string render_text(const nlohmann::json& s, const RunOptions& options) {
   // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "\n" + std::string here.
   if (s.contains("taxes_ns")) out.append("\n").append(render_taxes(s));
   if (s.contains("kernels") && !s["kernels"].empty()) out.append("\n").append(render_kernels(s["kernels"]));
-  if (const auto stopped = stop_message(s, options)) out += "note: " + *stopped + "\n";
+  if (const auto stopped = run::stop_message(s, options)) out += "note: " + *stopped + "\n";
   if (!s["zero_latency_keys"].empty()) {
     out += fmt::format("note: latencies at 0 ps in this system file (uncalibrated, see docs/hardware-sources.md): {}\n",
                        fmt::join(s["zero_latency_keys"].get<std::vector<std::string>>(), ", "));
@@ -141,22 +142,22 @@ Ablation ablation_of(const std::string& name) {
 // One run of a config: its label, spec, outcome.
 struct Run {
   std::string label;
-  RunSpec spec;
-  RunOutcome outcome;
+  run::RunSpec spec;
+  run::RunOutcome outcome;
 };
 
 // A run stopped by a limit says so on stderr at once (and in its summary: complete false,
 // stopped_by), so that a script reading --json also sees it.
 Run run_one(const std::optional<std::string>& config, const std::vector<std::string>& sets, std::string label,
             bool record_activity, const std::optional<std::chrono::nanoseconds>& max_wall, bool ideal_locality = false) {
-  Run run{std::move(label), load_run_spec(config, sets), {}};
-  run.spec.options.ideal_locality = ideal_locality;
-  run.spec.options.max_wall = max_wall;
-  run.outcome = run_workload(run.spec, record_activity);
-  if (const auto stopped = stop_message(run.outcome.summary, run.spec.options)) {
-    std::cerr << fmt::format("tessera run{}: {}\n", run.label.empty() ? "" : " [" + run.label + "]", *stopped);
+  Run one_run{std::move(label), run::load_run_spec(config, sets), {}};
+  one_run.spec.options.ideal_locality = ideal_locality;
+  one_run.spec.options.max_wall = max_wall;
+  one_run.outcome = run::run_workload(one_run.spec, record_activity);
+  if (const auto stopped = run::stop_message(one_run.outcome.summary, one_run.spec.options)) {
+    std::cerr << fmt::format("tessera run{}: {}\n", one_run.label.empty() ? "" : " [" + one_run.label + "]", *stopped);
   }
-  return run;
+  return one_run;
 }
 
 // The variants side by side: each part in us, and how each differs from the fastest.
@@ -204,7 +205,7 @@ std::string render_side_by_side(const std::vector<Run>& runs) {
 void write_outputs(const std::filesystem::path& dir, const std::vector<Run>& runs) {
   std::filesystem::create_directories(dir);
   std::vector<report::LabeledSummary> labeled;
-  for (const Run& r : runs) labeled.push_back({r.label, r.outcome.summary, describe_yaml(r.spec)});
+  for (const Run& r : runs) labeled.push_back({r.label, r.outcome.summary, run::describe_yaml(r.spec)});
   nlohmann::json summary;
   if (runs.size() == 1) {
     summary = runs[0].outcome.summary;
@@ -289,21 +290,21 @@ int command_run(const Args& args) {
     plans.emplace_back("", sets);
   }
   if (vm.count("dump-trace")) {
-    const RunSpec spec = load_run_spec(config, plans.front().second);
-    const auto trace = trace_of(spec);
-    if (!trace) throw UsageError(fmt::format("--dump-trace: workload kind '{}' has no tile-level trace", spec.workload_kind));
+    const run::RunSpec spec = run::load_run_spec(config, plans.front().second);
+    const auto trace = run::trace_of(spec);
+    if (!trace) throw UsageError(fmt::format("--dump-trace: workload kind '{}' has no tile-level trace", spec.workload.kind()));
     workloads::trace::save_trace(*trace, vm["dump-trace"].as<std::string>());
   }
   std::vector<Run> runs;
   for (auto& [label, plan_sets] : plans) {
-    Run run = run_one(config, plan_sets, label, !out_dir.empty(), max_wall);
-    if (run.label.empty()) {
-      const nlohmann::json& s = run.outcome.summary;
-      run.label = s.contains("variant") ? s["variant"].get<std::string>()
-                  : s.contains("mapping") ? s["mapping"].get<std::string>()
-                                          : s["workload"].get<std::string>();
+    Run one_run = run_one(config, plan_sets, label, !out_dir.empty(), max_wall);
+    if (one_run.label.empty()) {
+      const nlohmann::json& s = one_run.outcome.summary;
+      one_run.label = s.contains("variant")   ? s["variant"].get<std::string>()
+                      : s.contains("mapping") ? s["mapping"].get<std::string>()
+                                              : s["workload"].get<std::string>();
     }
-    runs.push_back(std::move(run));
+    runs.push_back(std::move(one_run));
   }
   std::string ablation_text;
   for (const Ablation& a : ablations) {

@@ -9,12 +9,13 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "models/system/system_loader.h"
 #include "sim/app/atomic_file.h"
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/measured/measured_data_error.h"
-#include "sim/app/run_config_loader.h"
+#include "sim/app/run/run_config_loader.h"
 #include "sim/app/sweep/sweep_runner.h"
 #include "sim/app/text_table.h"
 #include "sim/app/usage_error.h"
@@ -63,7 +64,7 @@ int command_validate(const Args& args) {
   const measured::MeasuredSet set = measured::read_measured_folder(measured_dir);
   ValidationReport report;
   report.system_argument = system;
-  const models::SystemSpec system_spec = load_system_spec(system);
+  const models::SystemSpec system_spec = models::load_system_spec(system);
   report.system_name = system_spec.name;
   report.measured_folder = measured_dir;
   report.skipped = set.skipped;

@@ -13,7 +13,7 @@
 #include "sim/app/exit_codes.h"
 #include "sim/app/measured/measured_data_error.h"
 #include "sim/app/usage_error.h"
-#include "sim/app/version.h"
+#include "sim/app/run/version.h"
 #include "sim/config/config_error.h"
 #include "sim/config/suggest.h"
 #include "workloads/replay/replay_error.h"
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     return all.empty() ? kExitBadInput : kExitOk;
   }
   if (all[0] == "--version") {
-    std::cout << "tessera " << kVersion << "\n";
+    std::cout << "tessera " << run::kVersion << "\n";
     return kExitOk;
   }
   try {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "sim/app/run_spec.h"
+#include "sim/app/run/run_spec.h"
 #include "sim/config/config_error.h"
 #include "sim/config/config_loader.h"
 #include "sim/config/embedded_files.h"
@@ -25,9 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     const ConfigNode root = ConfigLoader(resolver).load_run_text(text, "fuzz.yaml");
-    const tessera::app::RunSpec spec = tessera::app::read_run_spec(root);
-    (void)tessera::app::describe_yaml(spec);
-    (void)tessera::app::describe_json(spec).dump();
+    const tessera::app::run::RunSpec spec = tessera::app::run::read_run_spec(root);
+    (void)tessera::app::run::describe_yaml(spec);
+    (void)tessera::app::run::describe_json(spec).dump();
   } catch (const ConfigError&) {
     // The documented answer to a bad config.
   }

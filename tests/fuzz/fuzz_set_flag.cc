@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "sim/app/run_config_loader.h"
-#include "sim/app/run_spec.h"
+#include "sim/app/run/run_config_loader.h"
+#include "sim/app/run/run_spec.h"
 #include "sim/config/config_error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::vector<std::string> flags{std::string(reinterpret_cast<const char*>(data), size)};
   try {
-    const tessera::app::RunSpec spec = tessera::app::load_run_spec(std::nullopt, flags);
-    (void)tessera::app::describe_yaml(spec);
+    const tessera::app::run::RunSpec spec = tessera::app::run::load_run_spec(std::nullopt, flags);
+    (void)tessera::app::run::describe_yaml(spec);
   } catch (const tessera::sim::config::ConfigError&) {
     // The documented answer to a bad flag.
   }

@@ -3,16 +3,13 @@
 // fit are config errors naming the key, raised in milliseconds before any machine is built.
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
-#include "sim/app/run_config_loader.h"
 #include "sim/config/config_error.h"
+#include "tests/support/run_config.h"
 #include "workloads/microbench/microbench_limits.h"
+#include "workloads/microbench/read_microbench.h"
 #include "workloads/microbench/run_microbench.h"
 
 namespace mb = tessera::workloads::microbench;
@@ -22,18 +19,16 @@ namespace {
 // The config error of a microbench workload on `system` (file:line:col: key: message), or "no
 // error"; fails the test when reading takes more than a fraction of a second.
 std::string error_of(const std::string& system, const std::string& workload) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("tessera_microbench_limits_test_" + std::to_string(::getpid()) + ".yaml");
-  std::ofstream(path) << "system: " << system << "\nworkload: {kind: microbench, " << workload << "}\n";
   const auto t0 = std::chrono::steady_clock::now();
   std::string message = "no error";
   try {
-    tessera::app::load_run_spec(path.string(), {});
+    const auto parts = tessera::test::read_run_config_text("system: " + system + "\nworkload: {kind: microbench, " +
+                                                           workload + "}\n");
+    mb::read_microbench(parts.workload, parts.system);
   } catch (const tessera::sim::config::ConfigError& e) {
     message = e.what();
   }
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(500));
-  std::filesystem::remove(path);
   return message;
 }
 
@@ -69,16 +64,10 @@ TEST_CASE("launch_latency may enqueue at most kMaxLaunches kernels") {
 }
 
 TEST_CASE("run_microbench checks the same limits itself, for callers that skip the config reader") {
-  tessera::app::RunSpec spec;
-  {
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("tessera_microbench_limits_run_" + std::to_string(::getpid()) + ".yaml");
-    std::ofstream(path) << "system: h200-1\nworkload: {kind: microbench, op: hbm_stream, bytes: 1 GiB}\n";
-    spec = tessera::app::load_run_spec(path.string(), {});
-    std::filesystem::remove(path);
-  }
-  auto params = std::get<mb::MicrobenchParams>(spec.workload);
+  const auto parts =
+      tessera::test::read_run_config_text("system: h200-1\nworkload: {kind: microbench, op: hbm_stream, bytes: 1 GiB}\n");
+  auto params = mb::read_microbench(parts.workload, parts.system);
   params.bytes = 1ULL << 45;
-  CHECK_THROWS_WITH_AS(mb::run_microbench(spec.system, params), doctest::Contains("of HBM"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(mb::run_microbench(parts.system, params), doctest::Contains("of HBM"), std::invalid_argument);
   CHECK(mb::footprint_bytes_per_gpu(params, 1) == 1ULL << 46);
 }

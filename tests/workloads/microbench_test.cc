@@ -3,13 +3,11 @@
 // the errors of impossible requests.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <unistd.h>
-#include <fstream>
 #include <string>
 
-#include "sim/app/run_config_loader.h"
 #include "sim/config/config_error.h"
+#include "tests/support/run_config.h"
+#include "workloads/microbench/read_microbench.h"
 #include "workloads/microbench/run_microbench.h"
 
 namespace mb = tessera::workloads::microbench;
@@ -17,24 +15,19 @@ using tessera::models::SystemSpec;
 
 namespace {
 
-// Reads a run config the way `tessera run` does, from YAML text.
-tessera::app::RunSpec load(const std::string& yaml) {
-  // One file per process: CTest runs the cases of this file in parallel processes.
-  const auto path = std::filesystem::temp_directory_path() / ("tessera_microbench_test_" + std::to_string(::getpid()) + ".yaml");
-  std::ofstream(path) << yaml;
-  auto spec = tessera::app::load_run_spec(path.string(), {});
-  std::filesystem::remove(path);
-  return spec;
-}
-
 struct Case {
   SystemSpec system;
   mb::MicrobenchParams params;
 };
 
+// Reads a run config the way `tessera run` does, from YAML text.
+Case load(const std::string& yaml) {
+  const auto parts = tessera::test::read_run_config_text(yaml);
+  return {parts.system, mb::read_microbench(parts.workload, parts.system)};
+}
+
 Case make(const std::string& system, const std::string& workload) {
-  const auto spec = load("system: " + system + "\nworkload: {kind: microbench, " + workload + "}\n");
-  return {spec.system, std::get<mb::MicrobenchParams>(spec.workload)};
+  return load("system: " + system + "\nworkload: {kind: microbench, " + workload + "}\n");
 }
 
 mb::MicrobenchResult run(const std::string& system, const std::string& workload) {

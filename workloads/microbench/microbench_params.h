@@ -1,5 +1,5 @@
 #pragma once
-// The microbenchmark workloads (workload kind `microbench`): the measurements of BRIEF §4 that
+// The microbenchmark workloads (workload kind `microbench`): the measurements that
 // characterise a machine, with the semantics of the kernel suite's cases.
 #include <cstdint>
 #include <optional>

@@ -66,7 +66,7 @@ std::optional<ParamProblem> check_against_system(const MicrobenchParams& p, std:
 
 const sim::config::Schema<MicrobenchParams>& microbench_schema() {
   static const sim::config::Schema<MicrobenchParams> s =
-      sim::config::Schema<MicrobenchParams>("microbench", "a microbenchmark of BRIEF §4, as the kernel suite runs it")
+      sim::config::Schema<MicrobenchParams>("microbench", "a microbenchmark, as the kernel suite runs it (docs/kernels.md)")
           .choice("op", &MicrobenchParams::op, op_names(), "what is measured")
           .required()
           .bytes("bytes", &MicrobenchParams::bytes,

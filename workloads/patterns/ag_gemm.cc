@@ -59,7 +59,7 @@ const std::vector<std::pair<std::string, PeerOrder>>& peer_order_choices() {
 const sim::config::Schema<AgGemmParams>& ag_gemm_schema() {
   using S = sim::config::Schema<AgGemmParams>;
   static const S s =
-      S("ag_gemm", "All-Gather + GEMM: A sharded along K, B replicated, every rank computes C (BRIEF §4)")
+      S("ag_gemm", "All-Gather + GEMM: A sharded along K, B replicated, every rank computes C (Iris examples, arXiv 2511.12500)")
           .count("m", &AgGemmParams::m, "rows of A and C").range(1, kMaxDim)
           .count("n", &AgGemmParams::n, "columns of B and C").range(1, kMaxDim)
           .count("k", &AgGemmParams::k, "columns of A (all ranks together); a multiple of ranks x block_k")

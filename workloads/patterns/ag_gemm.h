@@ -1,8 +1,9 @@
 #pragma once
-// All-Gather + GEMM (kind `ag_gemm`, BRIEF §4): A (m x k) is sharded along K over the ranks
+// All-Gather + GEMM (kind `ag_gemm`; the taxes paper, arXiv 2511.02168, and Iris
+// examples/14_all_gather_gemm): A (m x k) is sharded along K over the ranks
 // (rank r owns columns [r * k_s, (r + 1) * k_s), k_s = k / ranks, as an m x k_s matrix), B (k x n)
 // is replicated, and every rank computes the whole C = A·B. Three ways to get the other ranks'
-// A columns to the GEMM (BRIEF §3):
+// A columns to the GEMM (docs/workloads.md):
 //
 //  * bsp: an all-gather collective kernel (all_gather.h: a ring, as RCCL) into A_gathered
 //    ([ranks][m x k_s]), a concat kernel into A (m x k, optional), then the GEMM kernel; all on
@@ -44,11 +45,11 @@ enum class PeerOrder : std::uint8_t { kNatural, kStaggered };
 const std::vector<std::pair<std::string, PeerOrder>>& peer_order_choices();
 
 struct AgGemmParams {
-  std::uint64_t m = 1024;  // BRIEF §4: M in {1, 2, 4, .., 1024}
+  std::uint64_t m = 1024;  // the public benchmarks sweep M in {1, 2, 4, .., 1024}
   std::uint64_t n = 3584;
   std::uint64_t k = 8192;
   models::compute::Dtype dtype = models::compute::Dtype::kFp16;
-  std::uint32_t block_m = 256;  // BRIEF §4: tiles 256 x 64 x 64
+  std::uint32_t block_m = 256;  // the public benchmarks' tiles: 256 x 64 x 64
   std::uint32_t block_n = 64;
   std::uint32_t block_k = 64;
   std::uint32_t group_m = 6;     // the Iris benchmark's --gsize_m default

@@ -1,6 +1,6 @@
 #pragma once
 // The all-gather collective as a kernel of `channels` workgroups per rank that moves the data
-// with remote stores and flags, as RCCL/NCCL do over xGMI/NVLink peer memory (BRIEF §3 BSP):
+// with remote stores and flags, as RCCL/NCCL do over xGMI/NVLink peer memory (the BSP baseline):
 // the time it takes comes out of the links, caches and flags it drives, not out of a formula.
 //
 // Every rank contributes a shard of `shard_bytes`; afterwards every rank's output holds all

@@ -1,6 +1,6 @@
 #pragma once
 // The all-reduce collective as a kernel of `channels` workgroups per rank over peer memory, as
-// RCCL/NCCL and the custom all-reduces of the inference stacks run it (BRIEF §3 BSP): every rank
+// RCCL/NCCL and the custom all-reduces of the inference stacks run it (the BSP baseline): every rank
 // contributes `bytes` (its input); afterwards every rank's output holds the element-wise sum over
 // all ranks. The time comes out of the links, caches, flags and CUs the kernel drives.
 //

@@ -190,7 +190,7 @@ const sim::config::Schema<AttentionParams>& attention_schema() {
   static const S s =
       S("attention",
         "Flash-Attention-2 forward on one GPU: one workgroup per block_m-row Q block of a (batch, head), streaming "
-        "its head's K and V (BRIEF §4, arXiv 2511.02132)")
+        "its head's K and V (arXiv 2511.02132)")
           .count("batch", &AttentionParams::batch, "sequences").range(1, 1 << 16)
           .count("q_heads", &AttentionParams::q_heads, "query heads").range(1, 1 << 16)
           .count("kv_heads", &AttentionParams::kv_heads,

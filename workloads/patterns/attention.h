@@ -1,5 +1,5 @@
 #pragma once
-// Flash-Attention-2 forward on one GPU (kind `attention`, BRIEF §4; the NUMA paper, arXiv
+// Flash-Attention-2 forward on one GPU (kind `attention`; the NUMA paper, arXiv
 // 2511.02132): O = softmax(Q K^T / sqrt(d)) V per (batch, q head).
 //
 // Trace: buffers Q, K, V, O in their real layouts, [batch][heads][seq_len][head_dim] row-major
@@ -27,7 +27,7 @@
 // accumulator) is vector work, a few operations per score; it is not counted, because the
 // compute model times matrix work only (models/compute/README.md, Limits).
 //
-// Causal (off by default: BRIEF §4's sizes name no mask): Q block m streams only the KV
+// Causal (off by default: the NUMA paper's cases name no mask): Q block m streams only the KV
 // blocks up to its diagonal, ceil((m + 1) * block_m / block_n) of them; the diagonal blocks
 // are computed whole and masked, as FA2 does, so they cost full FLOPs. Q blocks run in their
 // natural order (no reversed or zig-zag order for load balance).
@@ -74,7 +74,7 @@
 namespace tessera::workloads::patterns {
 
 struct AttentionParams {
-  // The paper's largest MHA case (BRIEF §4: HQ = HK in {8..128}, head dim 128, sequence
+  // The paper's largest MHA case (its sweep: HQ = HK in {8..128}, head dim 128, sequence
   // 8K-128K, batch 1-8, tiles 128 x 64).
   std::uint32_t batch = 1;
   std::uint32_t q_heads = 128;

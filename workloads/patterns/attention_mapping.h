@@ -1,6 +1,6 @@
 #pragma once
 // Which (batch, head, Q block) a launched workgroup of the Flash-Attention-2 forward computes:
-// the four workgroup-to-XCD mappings of the NUMA paper (arXiv 2511.02132, BRIEF §4).
+// the four workgroup-to-XCD mappings of the NUMA paper (arXiv 2511.02132).
 //
 // The hardware is not told anything: workgroup `wg` of the launch runs on die wg mod D (round
 // robin, chunk 1, MI300X SPX mode; models/compute/dispatch_order.h). A mapping is therefore a

@@ -1,9 +1,9 @@
 #pragma once
-// The concatenation that follows a collective all-gather in the BSP baseline (BRIEF §4:
-// "collective all-gather + concat + GEMM"): the all-gather leaves the shards one after another
-// ([ranks][m x k_s]); the GEMM wants A as one m x k matrix (torch.cat along K). A copy kernel:
-// it reads and writes every byte once more, which is part of the BSP data-locality and
-// launch taxes.
+// The concatenation that follows a collective all-gather in the BSP baseline of the public
+// benchmarks (docs/workloads.md: collective all-gather + concat + GEMM): the all-gather leaves
+// the shards one after another ([ranks][m x k_s]); the GEMM wants A as one m x k matrix
+// (torch.cat along K). A copy kernel: it reads and writes every byte once more, which is part
+// of the BSP data-locality and launch taxes.
 //
 // Work: ranks * m segments of one shard row (k_s elements), grid-strided over the workgroups;
 // segment j = (slab j / m, row j % m). With rows addressing the destination is the row's

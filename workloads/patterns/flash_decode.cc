@@ -35,7 +35,7 @@ const sim::config::Schema<FlashDecodeParams>& flash_decode_schema() {
   static const S s =
       S("flash_decode",
         "Distributed flash decode: KV cache sharded along the sequence, split-KV attention per rank, "
-        "partials exchanged and reduced on every rank (BRIEF §4)")
+        "partials exchanged and reduced on every rank (Iris examples, arXiv 2511.12500)")
           .count("batch", &FlashDecodeParams::batch, "sequences, one query token each").range(1, 1 << 16)
           .count("q_heads", &FlashDecodeParams::q_heads, "query heads").range(1, kMaxHeads)
           .count("kv_heads", &FlashDecodeParams::kv_heads, "K/V heads; q_heads / kv_heads is the GQA group")

@@ -1,11 +1,11 @@
 #pragma once
-// Distributed flash decode (kind `flash_decode`, BRIEF §4; Iris examples/13_flash_decode and
-// its RCCL reference, examples/benchmark/reference/flash_decode_rccl). The KV cache is sharded
-// along the sequence over the ranks; every rank runs split-KV decode attention over its shard
-// (kv_splits splits), combines its splits locally, and the ranks exchange the combined partials
-// (per (batch, q head): head_dim values and the log-sum-exp) so that every rank reduces the
-// global output. Shapes, buffers and the work split: flash_decode_layout.h; the kernels:
-// flash_decode_kernels.h. Three ways to exchange the partials:
+// Distributed flash decode (kind `flash_decode`; the taxes paper, arXiv 2511.02168; Iris
+// examples/13_flash_decode and its RCCL reference, examples/benchmark/reference/flash_decode_rccl).
+// The KV cache is sharded along the sequence over the ranks; every rank runs split-KV decode
+// attention over its shard (kv_splits splits), combines its splits locally, and the ranks
+// exchange the combined partials (per (batch, q head): head_dim values and the log-sum-exp) so
+// that every rank reduces the global output. Shapes, buffers and the work split:
+// flash_decode_layout.h; the kernels: flash_decode_kernels.h. Three ways to exchange the partials:
 //
 //  * bsp: split_kv -> combine (into `combined`) -> all_gather (all_gather.h: the collective as a
 //    kernel, a ring as RCCL's all_gather_into_tensor) into `gathered` -> global_reduce; one
@@ -42,11 +42,12 @@ enum class FlashDecodeVariant : std::uint8_t { kBsp, kFusedCoarse, kFused };
 const std::vector<std::pair<std::string, FlashDecodeVariant>>& flash_decode_variant_choices();
 
 struct FlashDecodeParams {
-  std::uint32_t batch = 1;  // BRIEF §4: 1, 4, 8, 16
+  std::uint32_t batch = 1;  // the public benchmarks: 1, 4, 8, 16
   std::uint32_t q_heads = 96;
   std::uint32_t kv_heads = 12;  // GQA group 8
   std::uint32_t head_dim = 128;
-  // BRIEF §4: 8K-512K per rank; 32768 is the Iris example's default (example_run.py --kv_len_per_rank).
+  // The public benchmarks: 8K-512K per rank; 32768 is the Iris example's default
+  // (example_run.py --kv_len_per_rank).
   std::uint64_t kv_len_per_rank = 32768;
   std::uint32_t kv_splits = 32;  // Iris NUM_KV_SPLITS
   std::uint32_t ranks = 0;       // 0: every GPU of the system

@@ -1,5 +1,5 @@
 #pragma once
-// The shapes, buffers and work split of distributed flash decode (BRIEF §4), as the Iris
+// The shapes, buffers and work split of distributed flash decode, as the Iris
 // example runs it (examples/13_flash_decode/decode_kernels.py; its RCCL reference
 // examples/benchmark/reference/flash_decode_rccl/fd_layer_rccl.py).
 //

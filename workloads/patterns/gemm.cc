@@ -13,7 +13,7 @@ constexpr double kMaxDim = 1 << 24;
 const sim::config::Schema<GemmParams>& gemm_schema() {
   using S = sim::config::Schema<GemmParams>;
   static const S s =
-      S("gemm", "C = A·B on one GPU: a persistent tiled GEMM (BRIEF §3)")
+      S("gemm", "C = A·B on one GPU: a persistent tiled GEMM")
           .count("m", &GemmParams::m, "rows of A and C").range(1, kMaxDim)
           .count("n", &GemmParams::n, "columns of B and C").range(1, kMaxDim)
           .count("k", &GemmParams::k, "columns of A, rows of B; a multiple of block_k").range(1, kMaxDim)

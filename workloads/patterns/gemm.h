@@ -1,6 +1,6 @@
 #pragma once
 // The GEMM workload (kind `gemm`): C = A·B on one GPU, as the persistent Triton GEMM of the Iris
-// examples runs it (BRIEF §3: persistent loop, grouped order, optional XCD remap).
+// examples runs it (persistent loop, grouped order, optional XCD remap).
 //
 // Trace: one rank; buffers A (m x k), B (k x n), C (m x n), row-major (tile_addressing.h says
 // how blocks are addressed); one kernel "gemm" whose workgroups each run the tile loop, a K-loop
@@ -18,7 +18,7 @@
 namespace tessera::workloads::patterns {
 
 struct GemmParams {
-  // The first GEMM + All-Scatter shape of BRIEF §4 (8192 x 4608 x 36864, fp16).
+  // The first GEMM + All-Scatter shape of the public benchmarks (8192 x 4608 x 36864, fp16).
   std::uint64_t m = 8192;
   std::uint64_t n = 4608;
   std::uint64_t k = 36864;

@@ -69,7 +69,7 @@ const sim::config::Schema<GemmAllReduceParams>& gemm_all_reduce_schema() {
   using P = GemmAllReduceParams;
   static const S s =
       S("gemm_all_reduce", "GEMM + all-reduce: K sharded over the ranks, partial products summed so that every rank "
-                           "holds C (BRIEF §4)")
+                           "holds C (Iris examples, arXiv 2511.12500)")
           .count("m", &P::m, "rows of A and C").range(1, kMaxDim)
           .count("n", &P::n, "columns of B and C").range(1, kMaxDim)
           .count("k", &P::k, "columns of A and rows of B (all ranks together); a multiple of ranks x block_k")

@@ -1,6 +1,6 @@
 #pragma once
-// GEMM + all-reduce (kind `gemm_all_reduce`, BRIEF §4 "also GEMM + all-reduce (one-shot,
-// atomics)"): K is sharded over the ranks. Rank r owns A's columns and B's rows
+// GEMM + all-reduce (kind `gemm_all_reduce`; one-shot and atomics, as the Iris examples 08 and
+// 09): K is sharded over the ranks. Rank r owns A's columns and B's rows
 // [r * k_s, (r + 1) * k_s), k_s = k / ranks (A_shard: m x k_s, B_shard: k_s x n), computes the
 // partial product over its slice, and the partials are summed so that every rank holds the
 // whole C = A·B (m x n). Three ways (the Iris examples 08 and 09, and the BSP baseline):

@@ -56,7 +56,7 @@ const sim::config::Schema<GemmAllScatterParams>& gemm_all_scatter_schema() {
   static const S s =
       S("gemm_all_scatter",
         "GEMM + All-Scatter: B sharded by columns, each rank computes its columns of C and scatters them so that "
-        "every rank holds all of C (BRIEF §4)")
+        "every rank holds all of C (Iris examples, arXiv 2511.12500)")
           .count("m", &P::m, "rows of A and C").range(1, kMaxDim)
           .count("n", &P::n, "columns of B and C, all ranks together (global N); a multiple of ranks")
           .range(1, kMaxDim)

@@ -1,9 +1,9 @@
 #pragma once
-// GEMM + All-Scatter (kind `gemm_all_scatter`, BRIEF §3-4; Iris examples 07, 10, 11, 12 and their
+// GEMM + All-Scatter (kind `gemm_all_scatter`; Iris examples 07, 10, 11, 12 and their
 // benchmarks): C = A·B with A (m x k) on every rank and B (k x n) sharded by columns. `n` is the
 // GLOBAL N, as in the Iris benchmark: rank r owns columns [r * n / ranks, (r + 1) * n / ranks) of
 // B and computes those m x (n / ranks) columns of C with a persistent GEMM; the all-scatter gives
-// every rank the whole m x n C. Four ways (BRIEF §3):
+// every rank the whole m x n C. Four ways (docs/workloads.md):
 //
 //  * bsp: the GEMM kernel stores the rank's C tiles into its slot of C; then an all-gather
 //    collective kernel (all_gather.h, in place: RCCL's ring by default) distributes the slots;
@@ -67,7 +67,7 @@ enum class GemmAllScatterVariant : std::uint8_t { kBsp, kProducerConsumer, kFuse
 const std::vector<std::pair<std::string, GemmAllScatterVariant>>& gemm_all_scatter_variant_choices();
 
 struct GemmAllScatterParams {
-  std::uint64_t m = 8192;   // BRIEF §4: 8192 x 4608 x 36864 (fp16)
+  std::uint64_t m = 8192;   // the public benchmarks: 8192 x 4608 x 36864 (fp16)
   std::uint64_t n = 4608;   // global N: each rank computes n / ranks columns
   std::uint64_t k = 36864;
   models::compute::Dtype dtype = models::compute::Dtype::kFp16;

@@ -1,8 +1,8 @@
 #pragma once
-// The tile machinery every GEMM-shaped pattern shares, as the Triton/Iris persistent GEMMs do it
-// (BRIEF §3): the tile grid of C = A·B, the grouped tile order (GROUP_SIZE_M), the chiplet
-// (XCD) remap of workgroup ids, and the persistent loop `for tile in range(pid, tiles, NUM_WGS)`
-// written as a trace program.
+// The tile machinery every GEMM-shaped pattern shares, as the Triton/Iris persistent GEMMs do it:
+// the tile grid of C = A·B, the grouped tile order (GROUP_SIZE_M), the chiplet (XCD) remap of
+// workgroup ids, and the persistent loop `for tile in range(pid, tiles, NUM_WGS)` written as a
+// trace program.
 //
 // Registers of a tile program (the expression language has no products and at most three terms
 // per expression, so intermediates live in registers):
@@ -116,7 +116,7 @@ void append_tile_loop(trace::ProgramBuilder& program, const GemmTiling& tiling, 
                       const TileBody& body);
 
 // What the K-loop of one output tile reads and where its C block goes: the BSP, pull and push
-// GEMMs of BRIEF §3 differ only here.
+// GEMMs of ag_gemm differ only here.
 struct OutputTileSpec {
   models::compute::Dtype dtype = models::compute::Dtype::kFp16;
   // A as slabs along K; the K-loop runs over the slabs, then over block_k steps within one.

@@ -1,6 +1,6 @@
 #pragma once
-// A generated workload of any kind with its parameters, type-erased, so that the program reads,
-// describes, runs and dumps every generator the same way (sim/app never names a generator).
+// A generated workload of any generator with its parameters, type-erased, so that the registry of
+// workload kinds (workloads/workload_kinds.cc) wraps every generator the same way.
 #include <memory>
 #include <string>
 #include <utility>

@@ -1,5 +1,5 @@
 #pragma once
-// The producer of the push All-Gather + GEMM (BRIEF §3 "push with per-tile flags"; Iris
+// The producer of the push All-Gather + GEMM (push with per-tile flags; Iris
 // examples/14_all_gather_gemm, push_shards_kernel): one workgroup per A block (pid_m, kk) of the
 // rank's shard (grid tiles_m x steps, pid_m fastest as Triton's 2-D grid). It loads the block
 // once, then for every destination rank d (itself included, as Iris does): stores it into

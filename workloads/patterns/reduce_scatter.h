@@ -1,6 +1,6 @@
 #pragma once
 // The reduce-scatter collective as a kernel of `channels` workgroups per rank, with RCCL's ring
-// algorithm over peer memory (BRIEF §3 BSP): the time comes out of the links, caches, flags and
+// algorithm over peer memory (the BSP baseline): the time comes out of the links, caches, flags and
 // CUs it drives, not out of a formula.
 //
 // Every rank contributes `ranks` chunks of `shard_bytes` (chunk c at input_offset + c *

@@ -2,8 +2,8 @@
 // The persistent tile loop of gemm_tiling.h (`for tile in range(pid, tiles, NUM_WGS)` in
 // Triton's grouped order) at any loop depth and for a pid given as an expression.
 //
-// Why gemm_tiling's append_tile_loop is not enough: a workgroup-specialised kernel (BRIEF §3)
-// runs two different tile loops in one program, one for the GEMM workgroups (pid < GEMM_WGS)
+// Why gemm_tiling's append_tile_loop is not enough: a workgroup-specialised kernel
+// (gemm_all_scatter's wg_specialized) runs two different tile loops in one program, one for the GEMM workgroups (pid < GEMM_WGS)
 // and one for the communication workgroups (pid - GEMM_WGS over COMM_WGS). A trace program has
 // no branches, so each loop sits inside a "role" loop that runs once or not at all for the
 // workgroup; the tile loop then lives one level deeper than append_tile_loop puts it.

@@ -1,6 +1,7 @@
 #pragma once
 // Integer expressions of a workgroup's variables: how one workgroup program serves many
-// workgroups with different parameters (the compact form of issue 4).
+// workgroups with different parameters (the compact trace form; docs/trace-format.md,
+// "Expressions").
 //
 // An expression is `constant + sum_k coef_k * ((var_k / div_k) % mod_k)`, with at most
 // kMaxTerms terms, integer division rounding toward zero and `mod 0` meaning no modulo. That is

@@ -75,7 +75,7 @@ FitOutcome fit(const FitInputs& in) {
   std::vector<const workloads::microbench::MicrobenchParams*> remote_mb;
   std::map<std::string, DeviceAtomics> by_device;
   for (const CalibrationPoint* p : points) {
-    const auto& mb = std::get<workloads::microbench::MicrobenchParams>(p->run->workload);
+    const auto& mb = p->run->workload.params<workloads::microbench::MicrobenchParams>();
     if (is_local(in.system, mb)) {
       local_y.push_back(p->measured);
       by_device[p->source->device].local.push_back(p->measured);

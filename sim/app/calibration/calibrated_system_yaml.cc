@@ -7,10 +7,10 @@
 #include <fmt/ranges.h>
 
 #include "sim/app/measured/measured_set.h"
-#include "sim/app/version.h"
+#include "sim/app/run/version.h"
 #include "sim/config/units.h"
 #include "sim/config/yaml_writer.h"
-#include "sim/report/report_format.h"
+#include "sim/app/report/report_format.h"
 
 namespace tessera::app::calibration {
 namespace {
@@ -125,7 +125,7 @@ std::string calibrated_system_yaml(const CalibrationResult& r, const CalibratedF
   std::string out;
   append_comment(out, 0, fmt::format("{}: {} with the parameters that specifications do not give fitted to microbenchmark results "
                                      "of the HIP kernel suite by `tessera calibrate` (tessera {}).",
-                                     names.name, r.base.name, kVersion));
+                                     names.name, r.base.name, run::kVersion));
   append_comment(out, 0, "Pattern results are never fitted: they are the validation data of `tessera validate`. The models and "
                          "the method: docs/validation.md, section \"Calibration\".");
   append_comment(out, 0, fmt::format("command: {}", names.command));

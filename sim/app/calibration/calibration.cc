@@ -7,11 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "models/system/system_loader.h"
 #include "sim/app/calibration/fits.h"
 #include "sim/app/calibration/model_refinement.h"
 #include "sim/app/measured/case_run_spec.h"
-#include "sim/app/run_config_loader.h"
+#include "sim/app/run/run_config_loader.h"
 #include "sim/app/sweep/point_config.h"
+#include "workloads/microbench/microbench_params.h"
 
 namespace tessera::app::calibration {
 namespace {
@@ -31,8 +33,8 @@ void prepare_points(const measured::MeasuredSet& set, const std::string& system_
         continue;
       }
       p.run = measured::case_run_spec(*c, system_argument);
-      if (!std::holds_alternative<workloads::microbench::MicrobenchParams>(p.run->workload)) {
-        r.unused.push_back({c->display_name, fmt::format("tessera.workload is a '{}' workload, not a microbenchmark", p.run->workload_kind)});
+      if (p.run->workload.params_if<workloads::microbench::MicrobenchParams>() == nullptr) {
+        r.unused.push_back({c->display_name, fmt::format("tessera.workload is a '{}' workload, not a microbenchmark", p.run->workload.kind())});
         continue;
       }
     }
@@ -63,7 +65,7 @@ std::size_t CalibrationResult::used_results() const {
 CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string& system, const RefineOptions& options) {
   CalibrationResult r;
   r.system_argument = system;
-  r.base = load_system_spec(system);
+  r.base = models::load_system_spec(system);
   r.skipped = set.skipped;
   r.pattern_results = set.patterns().size();
   prepare_points(set, system, r);

@@ -18,7 +18,7 @@ std::vector<const CalibrationPoint*> bandwidth_bound(const models::SystemSpec& s
                                                      const std::vector<const CalibrationPoint*>& points) {
   std::vector<const CalibrationPoint*> out;
   for (const CalibrationPoint* p : points) {
-    const auto& mb = std::get<workloads::microbench::MicrobenchParams>(p->run->workload);
+    const auto& mb = p->run->workload.params<workloads::microbench::MicrobenchParams>();
     if (mb.workgroups == 0 || mb.workgroups >= models::total_compute_units(system.gpu)) out.push_back(p);
   }
   return out.empty() ? points : out;

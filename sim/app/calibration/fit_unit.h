@@ -18,7 +18,7 @@
 #include "sim/app/calibration/linear_fit.h"
 #include "sim/app/measured/measured_case.h"
 #include "sim/app/measured/measured_quantity.h"
-#include "sim/app/run_spec.h"
+#include "sim/app/run/run_spec.h"
 
 namespace tessera::app::calibration {
 
@@ -27,7 +27,7 @@ struct CalibrationPoint {
   const measured::MeasuredCase* source = nullptr;
   const measured::CaseQuantity* quantity = nullptr;
   double measured = 0;          // ns for times and latencies, FLOP/s for rates
-  std::optional<RunSpec> run;   // Tessera's run of the case (absent for cases Tessera does not simulate)
+  std::optional<app::run::RunSpec> run;   // Tessera's run of the case (absent for cases Tessera does not simulate)
 };
 
 struct RefineOptions {

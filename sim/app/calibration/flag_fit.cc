@@ -34,7 +34,7 @@ FitOutcome fit(const FitInputs& in) {
   const double local_ns = static_cast<double>(atomics.local_latency_ps) / 1e3;
   std::vector<double> y, fixed_ns;
   for (const CalibrationPoint* p : points) {
-    const auto& mb = std::get<workloads::microbench::MicrobenchParams>(p->run->workload);
+    const auto& mb = p->run->workload.params<workloads::microbench::MicrobenchParams>();
     const double remote_ns = (static_cast<double>(atomics.remote_latency_ps) + link_round_trip_ps(in.system, mb.gpu, mb.peer)) / 1e3;
     y.push_back(p->measured);
     fixed_ns.push_back(remote_ns / 2 + local_ns / 2);

@@ -36,7 +36,7 @@ FitOutcome fit(const FitInputs& in) {
   std::vector<const CalibrationPoint*> points;
   std::size_t too_small = 0;
   for (const CalibrationPoint* p : points_of(in, {"hbm_stream"})) {
-    const auto& mb = std::get<workloads::microbench::MicrobenchParams>(p->run->workload);
+    const auto& mb = p->run->workload.params<workloads::microbench::MicrobenchParams>();
     if (static_cast<double>(mb.bytes) >= min_bytes) {
       points.push_back(p);
     } else {
@@ -57,7 +57,7 @@ FitOutcome fit(const FitInputs& in) {
   const auto direct_points = bandwidth_bound(in.system, points);
   std::vector<double> x, y, overhead_ns;
   for (const CalibrationPoint* p : direct_points) {
-    const auto& mb = std::get<workloads::microbench::MicrobenchParams>(p->run->workload);
+    const auto& mb = p->run->workload.params<workloads::microbench::MicrobenchParams>();
     x.push_back(2.0 * static_cast<double>(mb.bytes));
     y.push_back(p->measured);
     const std::uint64_t workgroups = mb.workgroups == 0 ? default_stream_workgroups(in.system) : mb.workgroups;

@@ -26,7 +26,7 @@ FitOutcome fit(const FitInputs& in) {
   std::vector<const CalibrationPoint*> points;
   std::size_t too_large = 0;
   for (const CalibrationPoint* p : points_of(in, {"l2_bandwidth"})) {
-    const auto& mb = std::get<workloads::microbench::MicrobenchParams>(p->run->workload);
+    const auto& mb = p->run->workload.params<workloads::microbench::MicrobenchParams>();
     if (static_cast<double>(mb.bytes) <= max_bytes) {
       points.push_back(p);
     } else {
@@ -45,7 +45,7 @@ FitOutcome fit(const FitInputs& in) {
   out.files = files_of(points);
   std::vector<double> x, y, overhead_ns;
   for (const CalibrationPoint* p : points) {
-    const auto& mb = std::get<workloads::microbench::MicrobenchParams>(p->run->workload);
+    const auto& mb = p->run->workload.params<workloads::microbench::MicrobenchParams>();
     x.push_back(static_cast<double>(mb.bytes) * mb.iterations);
     y.push_back(p->measured);
     const std::uint64_t workgroups = mb.workgroups == 0 ? default_stream_workgroups(in.system) : mb.workgroups;

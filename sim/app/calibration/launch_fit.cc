@@ -40,7 +40,7 @@ FitOutcome fit(const FitInputs& in) {
   const double teardown_ns = static_cast<double>(in.system.gpu.dispatch.kernel_teardown_ps) / 1e3;
   std::vector<double> x, y;
   for (const CalibrationPoint* p : points) {
-    const auto& mb = std::get<workloads::microbench::MicrobenchParams>(p->run->workload);
+    const auto& mb = p->run->workload.params<workloads::microbench::MicrobenchParams>();
     const double workgroups = mb.workgroups == 0 ? 1.0 : mb.workgroups;  // latency ops: 0 means one
     x.push_back(std::ceil(workgroups / dies));
     y.push_back(p->measured);

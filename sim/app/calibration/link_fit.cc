@@ -60,7 +60,7 @@ FitOutcome fit(const FitInputs& in) {
   std::map<std::string, std::vector<std::size_t>> by_case;
   for (std::size_t i = 0; i < direct_points.size(); ++i) {
     const CalibrationPoint& p = *direct_points[i];
-    const auto& mb = std::get<workloads::microbench::MicrobenchParams>(p.run->workload);
+    const auto& mb = p.run->workload.params<workloads::microbench::MicrobenchParams>();
     const CaseShape shape = shape_of(p.source->case_name);
     const double links = shape.all_peers ? links_of_one_gpu(in.system) : links_to_one_peer(in.system);
     x.push_back(static_cast<double>(mb.bytes) * (shape.all_peers ? n_gpus - 1 : 1.0) / links);

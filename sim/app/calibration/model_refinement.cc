@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/app/run_workload.h"
+#include "sim/app/run/run_workload.h"
 #include "sim/app/sweep/sweep_runner.h"
 
 namespace tessera::app::calibration {
@@ -33,9 +33,9 @@ std::vector<std::vector<double>> predict_systems(const std::vector<models::Syste
     const std::size_t i = task % n;
     const CalibrationPoint& p = *points[i];
     try {
-      RunSpec spec = *p.run;
+      run::RunSpec spec = *p.run;
       spec.system = systems[s];
-      const nlohmann::json summary = run_workload(spec);
+      const nlohmann::json summary = run::run_workload(spec);
       const auto field = summary.find(p.quantity->tessera_field);
       if (field == summary.end() || !field->is_number()) {
         errors[task] = fmt::format("Tessera's summary has no number '{}'", p.quantity->tessera_field);

@@ -11,13 +11,13 @@
 namespace tessera::app::measured {
 namespace {
 
-RunSpec read_case(const MeasuredCase& result, const std::string& system, const nlohmann::json& workload) {
+run::RunSpec read_case(const MeasuredCase& result, const std::string& system, const nlohmann::json& workload) {
   sim::config::FileResolver resolver;
   resolver.add_embedded(sim::config::embedded_files());
   const sim::config::ConfigLoader loader(resolver);
   // JSON is YAML: the workload map keeps its keys and values, and errors point into this text.
   const std::string text = fmt::format("system: {}\nworkload: {}\n", nlohmann::json(system).dump(), workload.dump());
-  return read_run_spec(loader.load_run_text(text, fmt::format("{} (tessera.workload)", result.display_name)));
+  return run::read_run_spec(loader.load_run_text(text, fmt::format("{} (tessera.workload)", result.display_name)));
 }
 
 bool is_pattern_kind(const nlohmann::json& workload) {

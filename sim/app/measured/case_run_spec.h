@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/measured/measured_case.h"
-#include "sim/app/run_spec.h"
+#include "sim/app/run/run_spec.h"
 
 namespace tessera::app::measured {
 
 struct CaseRun {
-  RunSpec spec;
+  run::RunSpec spec;
   nlohmann::json workload;  // the workload map that runs
 };
 
@@ -21,6 +21,6 @@ struct CaseRun {
 // GPUs (its default would be every GPU of the system). Throws config::ConfigError located at
 // "<result file> (tessera.workload)".
 CaseRun case_run(const MeasuredCase& result, const std::string& system);
-inline RunSpec case_run_spec(const MeasuredCase& result, const std::string& system) { return case_run(result, system).spec; }
+inline run::RunSpec case_run_spec(const MeasuredCase& result, const std::string& system) { return case_run(result, system).spec; }
 
 }  // namespace tessera::app::measured

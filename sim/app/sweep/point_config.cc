@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/app/version.h"
+#include "sim/app/run/version.h"
 #include "sim/config/config_error.h"
 #include "sim/config/config_loader.h"
 #include "sim/config/embedded_files.h"
@@ -48,14 +48,14 @@ PreparedPoint prepare_point(const Study& study, const SweepPoint& point, const s
   }
   PreparedPoint p;
   try {
-    p.spec = read_run_spec(loader.load_run_node(study.base, study.file, overrides));
+    p.spec = run::read_run_spec(loader.load_run_node(study.base, study.file, overrides));
   } catch (const ConfigError& e) {
     // A cross-field check may be located in the base; say which combination of values broke it.
     throw ConfigError(e.location(), e.key_path(),
                       fmt::format("{} (point {}: {})", e.message(), point.index,
                                   point_label(point, study.swept_keys())));
   }
-  p.config_hash = fnv1a_hex(fmt::format("tessera {}\n{}", kVersion, describe_json(p.spec).dump()));
+  p.config_hash = fnv1a_hex(fmt::format("tessera {}\n{}", run::kVersion, run::describe_json(p.spec).dump()));
   return p;
 }
 

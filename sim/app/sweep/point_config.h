@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/app/run_spec.h"
+#include "sim/app/run/run_spec.h"
 #include "sim/app/sweep/study.h"
 #include "sim/app/sweep/sweep_points.h"
 #include "sim/config/overrides.h"
@@ -14,7 +14,7 @@
 namespace tessera::app::sweep {
 
 struct PreparedPoint {
-  RunSpec spec;
+  run::RunSpec spec;
   // A digest of everything the run depends on (the fully resolved config and the program
   // version): --resume keeps a finished point only when it is unchanged.
   std::string config_hash;

@@ -7,9 +7,9 @@
 
 #include "sim/app/sweep/results_csv.h"
 #include "sim/app/sweep/summary_metrics.h"
-#include "sim/app/version.h"
-#include "sim/report/category_style.h"
-#include "sim/report/html_escape.h"
+#include "sim/app/run/version.h"
+#include "sim/app/report/category_style.h"
+#include "sim/app/report/html_escape.h"
 
 namespace tessera::app::sweep {
 namespace {
@@ -184,7 +184,7 @@ pre { background: #f6f6f6; padding: 1em; overflow-x: auto; }
   html += fmt::format("<h1>Sweep: {}</h1>\n", html_escape(study.name));
   if (!study.description.empty()) html += fmt::format("<p>{}</p>\n", html_escape(study.description));
   html += fmt::format("<p>{} points, {} failed. Study file: <code>{}</code>. tessera {}.</p>\n", results.size(), failed,
-                      html_escape(study.file.name), kVersion);
+                      html_escape(study.file.name), run::kVersion);
   html += "<h2>Time per point</h2>\n" + legend() + "<div class=\"plot\">\n" + bar_chart(labels, results) + "</div>\n";
   html += "<h2>Results</h2>\n<div class=\"plot\">\n" + results_table(study, values, results) + "</div>\n";
   html += "<h2>Study</h2>\n<pre>" + html_escape(study.file.text) + "</pre>\n</body>\n</html>\n";

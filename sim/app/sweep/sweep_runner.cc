@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "sim/app/run_limits.h"
-#include "sim/app/run_workload.h"
+#include "sim/app/run/stop_message.h"
+#include "sim/app/run/run_workload.h"
 
 namespace tessera::app::sweep {
 
@@ -27,12 +27,12 @@ void run_parallel(std::size_t count, unsigned jobs, const std::function<void(std
   worker();
 }
 
-PointResult run_point(std::size_t index, const RunSpec& spec) {
+PointResult run_point(std::size_t index, const run::RunSpec& spec) {
   PointResult r;
   r.index = index;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    r.summary = run_workload(spec);
+    r.summary = run::run_workload(spec);
     r.ok = true;
     const std::string stopped_by = r.summary.value("stopped_by", nlohmann::json()).is_string()
                                        ? r.summary["stopped_by"].get<std::string>()
@@ -43,7 +43,7 @@ PointResult run_point(std::size_t index, const RunSpec& spec) {
       r.error = "interrupted";
     } else if (stopped_by == "wall_limit") {
       r.ok = false;
-      r.error = *stop_message(r.summary, spec.options);
+      r.error = *run::stop_message(r.summary, spec.options);
       r.summary = nlohmann::json();
     }
   } catch (const std::exception& e) {

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <functional>
 
-#include "sim/app/run_spec.h"
+#include "sim/app/run/run_spec.h"
 #include "sim/app/sweep/point_result.h"
 
 namespace tessera::app::sweep {
@@ -24,6 +24,6 @@ void run_parallel(std::size_t count, unsigned jobs, const std::function<void(std
 // stopped by --max-wall fails (its partial result depends on the machine's speed, so it is not
 // kept: --resume runs it again); one stopped by the interrupt flag is abandoned. One stopped by
 // max_events is a result like any other (the config asked for it; it is reproducible).
-PointResult run_point(std::size_t index, const RunSpec& spec);
+PointResult run_point(std::size_t index, const run::RunSpec& spec);
 
 }  // namespace tessera::app::sweep

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "sim/report/html_escape.h"
-#include "sim/report/report_format.h"
-#include "sim/report/series_colours.h"
+#include "sim/app/report/html_escape.h"
+#include "sim/app/report/report_format.h"
+#include "sim/app/report/series_colours.h"
 
 namespace tessera::app::validation {
 namespace {

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/measured/measured_set.h"
-#include "sim/app/run_spec.h"
+#include "sim/app/run/run_spec.h"
 
 namespace tessera::app::validation {
 
@@ -35,7 +35,7 @@ struct ValidationCase {
 // Results that ran on more GPUs than the system has are set aside with the reason.
 struct PreparedCases {
   std::vector<ValidationCase> cases;
-  std::vector<RunSpec> runs;  // runs[i] is the run of cases[i]
+  std::vector<run::RunSpec> runs;  // runs[i] is the run of cases[i]
   std::vector<measured::SkippedFile> too_large;
 };
 // Throws config::ConfigError naming the result file and key for a bad tessera.workload.

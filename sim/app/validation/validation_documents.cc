@@ -4,8 +4,8 @@
 
 #include "sim/app/validation/scatter_plot.h"
 #include "sim/app/validation/validation_tables.h"
-#include "sim/app/version.h"
-#include "sim/report/html_escape.h"
+#include "sim/app/run/version.h"
+#include "sim/app/report/html_escape.h"
 
 namespace tessera::app::validation {
 namespace {
@@ -66,7 +66,7 @@ std::string validation_markdown(const ValidationReport& r) {
   std::string out = fmt::format("# {}\n\n", title(r));
   out += fmt::format("Tessera {}; system `{}`; every passed, non-shared pattern result under `{}`. Pattern results are never "
                      "used by `tessera calibrate`.\n\n",
-                     kVersion, r.system_argument, r.measured_folder);
+                     run::kVersion, r.system_argument, r.measured_folder);
   out += "## Summary\n\n";
   for (const std::string& line : summary_lines(r)) out += "- " + line + "\n";
   out += "\n## Cases\n\n" + markdown_table(cases_table(r));
@@ -85,7 +85,7 @@ std::string validation_html(const ValidationReport& r) {
       html_escape(title(r)), kStyle);
   out += fmt::format("<h1>{}</h1>\n<p class=\"note\">Tessera {}; system <code>{}</code>; every passed, non-shared pattern result "
                      "under <code>{}</code>.</p>\n",
-                     html_escape(title(r)), html_escape(kVersion), html_escape(r.system_argument), html_escape(r.measured_folder));
+                     html_escape(title(r)), html_escape(run::kVersion), html_escape(r.system_argument), html_escape(r.measured_folder));
   out += "<h2>Summary</h2>\n<ul>\n";
   for (const std::string& line : summary_lines(r)) out += "<li>" + html_escape(line) + "</li>\n";
   out += "</ul>\n<h2>Predicted against measured</h2>\n";

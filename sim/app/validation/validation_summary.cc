@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "sim/app/version.h"
+#include "sim/app/run/version.h"
 
 namespace tessera::app::validation {
 namespace {
@@ -50,7 +50,7 @@ nlohmann::json validation_json(const ValidationReport& r) {
   const ValidationSummary& s = r.summary;
   nlohmann::json j;
   j["schema"] = "tessera-validation/1";  // not a kernel-suite result: read_measured_folder skips it
-  j["tessera_version"] = kVersion;
+  j["tessera_version"] = run::kVersion;
   j["system"] = r.system_argument;
   j["system_name"] = r.system_name;
   j["measured"] = r.measured_folder;

@@ -8,7 +8,7 @@
 #include "models/machine/machine.h"
 #include "sim/core/engine.h"
 #include "sim/stats/stat_registry.h"
-#include "tests/models/topology/test_systems.h"
+#include "tests/support/test_systems.h"
 
 using tessera::models::SystemSpec;
 using tessera::models::machine::AccessKind;
@@ -48,7 +48,7 @@ constexpr std::uint64_t kMiB = 1 << 20;
 }  // namespace
 
 TEST_CASE("a cold local load streams from HBM at the CU port rate, plus the HBM latency") {
-  const SystemSpec s = tessera::models::topology::test::mi300x(1);
+  const SystemSpec s = tessera::test::mi300x(1);
   Rig rig(s);
   // W / R = 64 KiB / 428 ns = 153 GB/s is above the port's 64 B x 2.1 GHz = 134.4 GB/s: port-bound.
   const sim::Tick t = rig.time({AccessKind::kLoad, 0, 0, 0, 0, kMiB});
@@ -64,7 +64,7 @@ TEST_CASE("a cold local load streams from HBM at the CU port rate, plus the HBM 
 }
 
 TEST_CASE("Little's law: a remote load is latency-bound at window / round trip") {
-  SystemSpec s = tessera::models::topology::test::mi300x(2);
+  SystemSpec s = tessera::test::mi300x(2);
   s.interconnect.links_per_gpu = 1;
   Rig rig(s);
   const sim::Tick rtt = rig.machine.memory().load_round_trip_ps(0, 0, 1);
@@ -88,7 +88,7 @@ TEST_CASE("Little's law: a remote load is latency-bound at window / round trip")
 }
 
 TEST_CASE("a remote store streams over the link into the owner's HBM") {
-  SystemSpec s = tessera::models::topology::test::mi300x(2);
+  SystemSpec s = tessera::test::mi300x(2);
   s.interconnect.links_per_gpu = 1;
   Rig rig(s);
   const sim::Tick t = rig.time({AccessKind::kStore, 0, 3, 1, 0, 8 * kMiB});
@@ -101,7 +101,7 @@ TEST_CASE("a remote store streams over the link into the owner's HBM") {
 }
 
 TEST_CASE("a local store stays in the L2 until the kernel-boundary release writes it back") {
-  const SystemSpec s = tessera::models::topology::test::mi300x(1);
+  const SystemSpec s = tessera::test::mi300x(1);
   Rig rig(s);
   const sim::Tick t = rig.time({AccessKind::kStore, 0, 2, 0, 0, kMiB});
   CHECK(t == at_rate(kMiB, port_rate(s)));  // into the L2: no latency on the L2 route
@@ -115,7 +115,7 @@ TEST_CASE("a local store stays in the L2 until the kernel-boundary release write
 }
 
 TEST_CASE("concurrent stores over one link share it: N accesses take N times as long") {
-  SystemSpec s = tessera::models::topology::test::mi300x(2);
+  SystemSpec s = tessera::test::mi300x(2);
   s.interconnect.links_per_gpu = 1;
   Rig rig(s);
   int finished = 0;
@@ -135,7 +135,7 @@ TEST_CASE("concurrent stores over one link share it: N accesses take N times as 
 }
 
 TEST_CASE("a copy engine transfer crosses the link with the HBM of both ends") {
-  SystemSpec s = tessera::models::topology::test::hopper(2, "direct");
+  SystemSpec s = tessera::test::hopper(2, "direct");
   Rig rig(s);
   rig.machine.memory().dma_copy(0, 0, 1, 0, 64 * kMiB, sim::bind<&Rig::on_done>(&rig));
   rig.engine.run();
@@ -151,7 +151,7 @@ TEST_CASE("a copy engine transfer crosses the link with the HBM of both ends") {
 }
 
 TEST_CASE("accesses outside the system are rejected") {
-  Rig rig(tessera::models::topology::test::mi300x(1));
+  Rig rig(tessera::test::mi300x(1));
   CHECK_THROWS_AS(rig.machine.memory().access({AccessKind::kLoad, 0, 0, 1, 0, 64}, sim::bind<&Rig::on_done>(&rig)),
                   std::out_of_range);
   CHECK_THROWS_AS(rig.machine.memory().access({AccessKind::kLoad, 0, 8, 0, 0, 64}, sim::bind<&Rig::on_done>(&rig)),
@@ -183,7 +183,7 @@ struct TwoLoads {
 
 TEST_CASE("a hit under a pending L2 fill waits fill_wait from the miss, without fill_wait it costs the hit latency") {
   constexpr std::uint64_t kBytes = 8192;  // within one window: the port caps the load
-  SystemSpec s = tessera::models::topology::test::mi300x(1);
+  SystemSpec s = tessera::test::mi300x(1);
   const double transfer = static_cast<double>(at_rate(kBytes, port_rate(s)));
   {
     TwoLoads off(s);

@@ -4,10 +4,10 @@
 
 #include "models/topology/build_topology.h"
 #include "sim/component/instance_name.h"
-#include "test_systems.h"
+#include "tests/support/test_systems.h"
 
 using namespace tessera::models::topology;
-namespace test = tessera::models::topology::test;
+namespace test = tessera::test;
 
 namespace {
 

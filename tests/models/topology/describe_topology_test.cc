@@ -4,10 +4,10 @@
 
 #include "models/topology/build_topology.h"
 #include "models/topology/describe_topology.h"
-#include "test_systems.h"
+#include "tests/support/test_systems.h"
 
 using namespace tessera::models::topology;
-namespace test = tessera::models::topology::test;
+namespace test = tessera::test;
 
 TEST_CASE("describe lists the GPU, the links and every resource") {
   const Topology t = build_topology(test::mi300x(8));

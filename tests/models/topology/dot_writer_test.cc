@@ -8,10 +8,10 @@
 
 #include "models/topology/build_topology.h"
 #include "models/topology/dot_writer.h"
-#include "test_systems.h"
+#include "tests/support/test_systems.h"
 
 using namespace tessera::models::topology;
-namespace test = tessera::models::topology::test;
+namespace test = tessera::test;
 
 namespace {
 

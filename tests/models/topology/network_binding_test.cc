@@ -7,10 +7,10 @@
 #include "models/topology/route_table.h"
 #include "sim/core/engine.h"
 #include "sim/stats/stat_registry.h"
-#include "test_systems.h"
+#include "tests/support/test_systems.h"
 
 using namespace tessera::models::topology;
-namespace test = tessera::models::topology::test;
+namespace test = tessera::test;
 namespace fabric = tessera::models::fabric;
 using tessera::sim::Tick;
 

@@ -7,10 +7,10 @@
 
 #include "models/topology/build_topology.h"
 #include "models/topology/route_table.h"
-#include "test_systems.h"
+#include "tests/support/test_systems.h"
 
 using namespace tessera::models::topology;
-namespace test = tessera::models::topology::test;
+namespace test = tessera::test;
 using tessera::sim::Tick;
 
 namespace {

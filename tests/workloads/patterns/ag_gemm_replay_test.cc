@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tests/models/topology/test_systems.h"
+#include "tests/support/test_systems.h"
 #include "workloads/patterns/ag_gemm.h"
 #include "workloads/patterns/gemm.h"
 #include "workloads/replay/replay.h"
@@ -52,7 +52,7 @@ double ideal_ns(const patterns::AgGemmParams& p, const SystemSpec& system) {
 
 TEST_CASE("no ag_gemm variant beats the idealised machine, on 1, 2, 4 and 8 ranks") {
   for (std::uint32_t ranks : {1u, 2u, 4u, 8u}) {
-    const SystemSpec system = tessera::models::topology::test::mi300x(ranks);
+    const SystemSpec system = tessera::test::mi300x(ranks);
     for (auto variant : {patterns::AgGemmVariant::kBsp, patterns::AgGemmVariant::kPull, patterns::AgGemmVariant::kPush}) {
       const auto p = small(variant, ranks);
       CAPTURE(ranks);
@@ -66,7 +66,7 @@ TEST_CASE("no ag_gemm variant beats the idealised machine, on 1, 2, 4 and 8 rank
 }
 
 TEST_CASE("bsp pays its three serial launches, push pays two, pull one") {
-  SystemSpec system = tessera::models::topology::test::mi300x(2);
+  SystemSpec system = tessera::test::mi300x(2);
   const std::int64_t launch_ps = 20'000'000;  // 20 us: far above anything else in these runs
   const auto with_launch = [&](patterns::AgGemmVariant v, std::int64_t latency_ps) {
     SystemSpec s = system;
@@ -88,7 +88,7 @@ TEST_CASE("bsp pays its three serial launches, push pays two, pull one") {
 }
 
 TEST_CASE("a one-GPU gemm takes at least its FLOPs at peak and its compulsory HBM bytes") {
-  const SystemSpec system = tessera::models::topology::test::mi300x(1);
+  const SystemSpec system = tessera::test::mi300x(1);
   patterns::GemmParams p;
   p.m = 1024;
   p.n = 1024;

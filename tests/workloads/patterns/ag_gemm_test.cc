@@ -132,7 +132,7 @@ TEST_CASE("ag_gemm: conservation for every variant on 1, 2, 4, 8 ranks") {
       params.k = 1024;
       params.workgroups = 16;
       check_ag_gemm(params, node);
-      params.m = 100;  // one partial row-block (BRIEF: M from 1 up)
+      params.m = 100;  // one partial row-block (the public benchmarks take M from 1 up)
       params.peer_order = p::PeerOrder::kStaggered;
       params.xcd_remap = p::XcdRemap::kChipletSwizzle;
       check_ag_gemm(params, node);

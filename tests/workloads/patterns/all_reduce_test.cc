@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "ledger.h"
-#include "tests/models/topology/test_systems.h"
+#include "tests/support/test_systems.h"
 #include "untimed_run.h"
 #include "workloads/patterns/all_reduce.h"
 #include "workloads/patterns/reduce_scatter.h"
@@ -415,7 +415,7 @@ TEST_CASE("all-reduce: impossible sizes are refused, flags counted") {
 }
 
 TEST_CASE("all-reduce replayed: no algorithm beats the links, one-shot wins small, the ring large") {
-  const auto system = tessera::models::topology::test::mi300x(8);
+  const auto system = tessera::test::mi300x(8);
   const double links = system.interconnect.link_bandwidth_bytes_per_s * system.interconnect.links_per_gpu;
   std::map<std::pair<int, std::uint64_t>, double> t;
   for (const std::uint64_t bytes : {std::uint64_t{64} << 10, std::uint64_t{16} << 20}) {

@@ -20,7 +20,7 @@
 #include "sim/config/yaml_reader.h"
 #include "choice_name.h"
 #include "test_systems.h"
-#include "tests/models/topology/test_systems.h"
+#include "tests/support/test_systems.h"
 #include "untimed_run.h"
 #include "workloads/patterns/attention.h"
 #include "workloads/replay/replay.h"
@@ -400,7 +400,7 @@ TEST_CASE("attention: one kernel per rank on stream 0, then a sync, the grid is 
 }
 
 TEST_CASE("attention: replay on an MI300X never beats compute, HBM, L2 or the CU ports at peak") {
-  const SystemSpec mi300x = tessera::models::topology::test::mi300x(1);
+  const SystemSpec mi300x = tessera::test::mi300x(1);
   for (const p::AttentionMapping m : all_mappings()) {
     for (const bool causal : {false, true}) {
       CAPTURE(mapping_name(m));
@@ -495,7 +495,7 @@ void report_replay(const std::string& label, const p::AttentionParams& params, c
 // per 4 blocks. (The measurements at larger sizes are in docs/performance.md, round 5; this
 // replays in a few seconds.)
 TEST_CASE("attention: with prefetch, the automatic kv_blocks_per_op keeps the makespan and L2 hit rate of 1") {
-  const SystemSpec mi300x = tessera::models::topology::test::mi300x(1);
+  const SystemSpec mi300x = tessera::test::mi300x(1);
   struct Case {
     std::uint32_t heads;
     std::uint64_t seq_len;
@@ -540,7 +540,7 @@ TEST_CASE("attention: with prefetch, the automatic kv_blocks_per_op keeps the ma
 // The automatic coarsening on one MI300X (38 CUs x 8 slots per XCD, 4 MiB of L2 each): S
 // resident KV heads per XCD hold S (c + 1) blocks of 16 KiB of K and of V, within 6 MiB.
 TEST_CASE("attention: the automatic kv_blocks_per_op keeps the K/V footprint within 1.5 L2s of a die") {
-  const SystemSpec mi300x = tessera::models::topology::test::mi300x(1);
+  const SystemSpec mi300x = tessera::test::mi300x(1);
   struct Case {
     std::uint32_t heads;
     std::uint32_t kv_heads;
@@ -578,12 +578,12 @@ TEST_CASE("attention: the automatic kv_blocks_per_op keeps the K/V footprint wit
 }
 
 TEST_CASE("attention: speed target, 128 heads x 128K tokens on one MI300X (slow: --no-skip)" * doctest::skip()) {
-  const SystemSpec mi300x = tessera::models::topology::test::mi300x(1);
+  const SystemSpec mi300x = tessera::test::mi300x(1);
   report_replay("attention default (128 heads, 131072 tokens, naive_head_first)", p::AttentionParams{}, mi300x);
 }
 
 TEST_CASE("attention: coarsening at 16 and 128 heads x 16K tokens (slow: --no-skip, minutes)" * doctest::skip()) {
-  const SystemSpec mi300x = tessera::models::topology::test::mi300x(1);
+  const SystemSpec mi300x = tessera::test::mi300x(1);
   for (const std::uint32_t heads : {16u, 128u}) {
     for (const p::AttentionMapping m : {p::AttentionMapping::kNaiveHeadFirst, p::AttentionMapping::kSwizzledHeadFirst}) {
       for (const std::uint32_t c : {1u, 2u, 4u, 8u, 16u, 32u, 64u}) {
@@ -600,7 +600,7 @@ TEST_CASE("attention: coarsening at 16 and 128 heads x 16K tokens (slow: --no-sk
 }
 
 TEST_CASE("attention: the four mappings (slow: --no-skip)" * doctest::skip()) {
-  const SystemSpec mi300x = tessera::models::topology::test::mi300x(1);
+  const SystemSpec mi300x = tessera::test::mi300x(1);
   for (const auto& [heads, kv_heads, seq] : {std::tuple{32u, 0u, 16384ULL}, std::tuple{128u, 0u, 8192ULL},
                                             std::tuple{128u, 8u, 8192ULL}}) {
     for (const p::AttentionMapping m : all_mappings()) {

@@ -17,7 +17,7 @@
 
 #include "ledger.h"
 #include "sim/config/yaml_reader.h"
-#include "tests/models/topology/test_systems.h"
+#include "tests/support/test_systems.h"
 #include "host_launches.h"
 #include "choice_name.h"
 #include "test_systems.h"
@@ -29,7 +29,7 @@
 namespace p = tessera::workloads::patterns;
 namespace pt = tessera::workloads::patterns::test;
 namespace tr = tessera::workloads::trace;
-namespace topo = tessera::models::topology::test;
+namespace topo = tessera::test;
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include "host_launches.h"
 #include "choice_name.h"
 #include "test_systems.h"
-#include "tests/models/topology/test_systems.h"
+#include "tests/support/test_systems.h"
 #include "untimed_run.h"
 #include "workloads/patterns/gemm_all_reduce.h"
 #include "workloads/patterns/reduce_scatter.h"
@@ -312,7 +312,7 @@ TEST_CASE("gemm_all_reduce: the schema reads the keys") {
 
 TEST_CASE("gemm_all_reduce replayed: no variant beats the idealised machine, on 1, 2, 4 and 8 ranks") {
   for (std::uint32_t ranks : {1u, 2u, 4u, 8u}) {
-    const SystemSpec system = tessera::models::topology::test::mi300x(ranks);
+    const SystemSpec system = tessera::test::mi300x(ranks);
     for (const V variant : {V::kBsp, V::kOneShot, V::kAtomics}) {
       CAPTURE(ranks);
       CAPTURE(variant_name(variant));
@@ -339,7 +339,7 @@ TEST_CASE("gemm_all_reduce replayed: no variant beats the idealised machine, on 
 TEST_CASE("gemm_all_reduce replayed: bsp pays its two serial launches, the fused variants one") {
   const std::int64_t launch_ps = 20'000'000;  // 20 us: far above anything else in these runs
   const auto with_launch = [&](const p::GemmAllReduceParams& params, std::int64_t latency_ps) {
-    SystemSpec s = tessera::models::topology::test::mi300x(2);
+    SystemSpec s = tessera::test::mi300x(2);
     s.gpu.dispatch.kernel_launch_latency_ps = latency_ps;
     return makespan_ns(params, s);
   };
@@ -362,7 +362,7 @@ TEST_CASE("gemm_all_reduce replayed: bsp pays its two serial launches, the fused
 // default 8) sets k_steps_per_op, to compare the coarsening.
 TEST_CASE("gemm_all_reduce: default size (8192 x 4608 x 36864, 8 ranks) replay time (run with --no-skip)" *
           doctest::skip()) {
-  const SystemSpec system = tessera::models::topology::test::mi300x(8);
+  const SystemSpec system = tessera::test::mi300x(8);
   const char* env = std::getenv("K_STEPS");
   const std::uint32_t k_steps = env != nullptr ? static_cast<std::uint32_t>(std::atoi(env)) : 8;
   for (const V variant : {V::kBsp, V::kOneShot, V::kAtomics}) {

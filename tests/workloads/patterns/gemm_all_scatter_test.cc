@@ -19,7 +19,7 @@
 #include "host_launches.h"
 #include "choice_name.h"
 #include "test_systems.h"
-#include "tests/models/topology/test_systems.h"
+#include "tests/support/test_systems.h"
 #include "untimed_run.h"
 #include "workloads/patterns/gemm_all_scatter.h"
 #include "workloads/patterns/scatter_programs.h"
@@ -517,7 +517,7 @@ TEST_CASE("gemm_all_scatter: the schema reads the keys") {
 TEST_CASE("gemm_all_scatter: replay sanity on an MI300X node") {
   constexpr tessera::sim::Tick kLaunchPs = 4'000'000;  // 4 us
   for (std::uint32_t ranks : {2u, 4u}) {
-    auto node = tessera::models::topology::test::mi300x(ranks);
+    auto node = tessera::test::mi300x(ranks);
     node.gpu.dispatch.kernel_launch_latency_ps = kLaunchPs;
     for (const V variant : kVariants) {
       CAPTURE(variant_name(variant));
@@ -574,7 +574,7 @@ TEST_CASE("gemm_all_scatter: replay sanity on an MI300X node") {
 }
 
 TEST_CASE("gemm_all_scatter: default size, ops per rank and a replay (slow: run with --no-skip)" * doctest::skip()) {
-  const auto node = tessera::models::topology::test::mi300x(8);
+  const auto node = tessera::test::mi300x(8);
   for (const V variant : kVariants) {
     p::GemmAllScatterParams params;
     params.variant = variant;

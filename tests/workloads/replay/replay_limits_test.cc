@@ -9,7 +9,7 @@
 #include <chrono>
 #include <string>
 
-#include "tests/models/topology/test_systems.h"
+#include "tests/support/test_systems.h"
 #include "workloads/replay/replay.h"
 #include "workloads/replay/replay_error.h"
 #include "workloads/replay/replay_limits.h"
@@ -28,7 +28,7 @@ using tessera::workloads::replay::ReplayError;
 namespace {
 
 SystemSpec one_mi300x() {
-  SystemSpec s = tessera::models::topology::test::mi300x(1);
+  SystemSpec s = tessera::test::mi300x(1);
   s.gpu.memory.hbm_capacity_bytes = 192'000'000'000;
   return s;
 }

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "tests/models/topology/test_systems.h"
+#include "tests/support/test_systems.h"
 #include "workloads/replay/replay.h"
 #include "workloads/replay/replay_error.h"
 #include "workloads/trace/builder.h"
@@ -22,7 +22,7 @@ namespace {
 constexpr std::int64_t kMiB = 1 << 20;
 
 SystemSpec two_mi300x() {
-  SystemSpec s = tessera::models::topology::test::mi300x(2);
+  SystemSpec s = tessera::test::mi300x(2);
   s.gpu.dispatch.kernel_launch_latency_ps = 1'000'000;  // 1 us
   return s;
 }
@@ -118,8 +118,8 @@ TEST_CASE("kernels on one stream run in order, on two streams they overlap") {
     t.launch({"b", 0, second_stream, 8, p, {}});
     return std::move(t).build();
   };
-  const auto serial = replay_trace(make(0), tessera::models::topology::test::mi300x(1));
-  const auto parallel = replay_trace(make(1), tessera::models::topology::test::mi300x(1));
+  const auto serial = replay_trace(make(0), tessera::test::mi300x(1));
+  const auto parallel = replay_trace(make(1), tessera::test::mi300x(1));
   CHECK(serial.kernels[1].start_ps >= serial.kernels[0].end_ps);
   CHECK(parallel.kernels[1].start_ps < parallel.kernels[0].end_ps);
   CHECK(parallel.makespan_ps < serial.makespan_ps);
@@ -134,7 +134,7 @@ TEST_CASE("device and all-rank barriers hold every workgroup until the last arri
   const auto p = t.program(std::move(prog));
   t.launch({"k", 0, 0, 4, p, {}});
   t.launch({"k", 1, 0, 2, p, {}});
-  const auto r = replay_trace(std::move(t).build(), tessera::models::topology::test::mi300x(2));
+  const auto r = replay_trace(std::move(t).build(), tessera::test::mi300x(2));
   // Both kernels end after the slowest pre-barrier load (rank 0's 256 KiB workgroup).
   CHECK(r.kernels[0].completed);
   CHECK(r.kernels[1].completed);
@@ -149,7 +149,7 @@ TEST_CASE("a wait nothing releases is reported with its flag, not hung on") {
   const auto p = t.program(std::move(prog));
   t.launch({"stuck", 0, 0, 2, p, {}});
   try {
-    replay_trace(std::move(t).build(), tessera::models::topology::test::mi300x(1));
+    replay_trace(std::move(t).build(), tessera::test::mi300x(1));
     FAIL("no deadlock reported");
   } catch (const DeadlockError& e) {
     const std::string m = e.what();
@@ -159,7 +159,7 @@ TEST_CASE("a wait nothing releases is reported with its flag, not hung on") {
 }
 
 TEST_CASE("a device barrier wider than the GPU can hold is a deadlock, reported") {
-  SystemSpec s = tessera::models::topology::test::mi300x(1);
+  SystemSpec s = tessera::test::mi300x(1);
   s.gpu.compute.workgroup_slots_per_cu = 1;
   TraceBuilder t(1);
   ProgramBuilder prog("too_wide");
@@ -176,7 +176,7 @@ TEST_CASE("accesses outside a buffer and traces larger than the system are error
   prog.load(buf, rank(), wg() * 4096, 4096);
   const auto p = t.program(std::move(prog));
   t.launch({"overrun", 0, 0, 2, p, {}});
-  CHECK_THROWS_WITH_AS(replay_trace(std::move(t).build(), tessera::models::topology::test::mi300x(1)),
+  CHECK_THROWS_WITH_AS(replay_trace(std::move(t).build(), tessera::test::mi300x(1)),
                        doctest::Contains("workgroup 1: program 'overrun' instruction 0 (load): bytes [4096, 4096+4096) outside buffer 'small'"),
                        ReplayError);
   TraceBuilder two(2);
@@ -185,7 +185,7 @@ TEST_CASE("accesses outside a buffer and traces larger than the system are error
   const auto q = two.program(std::move(nothing));
   two.launch({"n", 0, 0, 1, q, {}});
   two.launch({"n", 1, 0, 1, q, {}});
-  CHECK_THROWS_WITH_AS(replay_trace(std::move(two).build(), tessera::models::topology::test::mi300x(1)),
+  CHECK_THROWS_WITH_AS(replay_trace(std::move(two).build(), tessera::test::mi300x(1)),
                        doctest::Contains("2 ranks"), ReplayError);
 }
 

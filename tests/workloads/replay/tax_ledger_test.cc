@@ -6,7 +6,7 @@
 
 #include <numeric>
 
-#include "tests/models/topology/test_systems.h"
+#include "tests/support/test_systems.h"
 #include "workloads/replay/replay.h"
 #include "workloads/trace/builder.h"
 
@@ -26,7 +26,7 @@ tessera::sim::Tick sum(const CategoryTimes& t) { return std::accumulate(t.begin(
 tessera::sim::Tick at(const CategoryTimes& t, TimeCategory c) { return t[static_cast<std::size_t>(c)]; }
 
 SystemSpec mi300x(std::uint32_t gpus, tessera::sim::Tick launch_ps) {
-  SystemSpec s = tessera::models::topology::test::mi300x(gpus);
+  SystemSpec s = tessera::test::mi300x(gpus);
   s.gpu.dispatch.kernel_launch_latency_ps = launch_ps;
   return s;
 }

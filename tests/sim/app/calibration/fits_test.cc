@@ -6,12 +6,13 @@
 #include <deque>
 #include <map>
 
+#include "models/system/system_loader.h"
 #include "sim/app/calibration/fits.h"
 #include "sim/app/calibration/model_refinement.h"
 #include "sim/app/measured/case_run_spec.h"
 #include "sim/app/measured/measured_data_error.h"
-#include "sim/app/run_config_loader.h"
-#include "sim/app/run_workload.h"
+#include "sim/app/run/run_config_loader.h"
+#include "sim/app/run/run_workload.h"
 #include "synthetic_results.h"
 
 using namespace tessera;
@@ -48,7 +49,7 @@ const FittedValue& value_of(const FitOutcome& out, std::string_view key) {
   return out.values.front();
 }
 
-models::SystemSpec base_system() { return app::load_system_spec(kSystem); }
+models::SystemSpec base_system() { return models::load_system_spec(kSystem); }
 
 const RefineOptions kDirectOnly{false, 2};
 
@@ -322,9 +323,9 @@ TEST_CASE("refinement: on points Tessera generated it never leaves Tessera's res
     const nlohmann::json w = microbench("hbm_stream", {{"bytes", bytes}});
     SyntheticPoints probe;
     probe.add("hbm_stream", w, 1, 1.0);
-    app::RunSpec run = *probe.points[0].run;
+    app::run::RunSpec run = *probe.points[0].run;
     run.system = truth;
-    s.add("hbm_stream", w, 1, app::run_workload(run)["timed_ns"].get<double>());
+    s.add("hbm_stream", w, 1, app::run::run_workload(run)["timed_ns"].get<double>());
   }
   const models::SystemSpec system = base_system();
   const FitOutcome refined = hbm_fit().fit(FitInputs{system, s.points, RefineOptions{true, 2}});

@@ -1,0 +1,15 @@
+#pragma once
+// A system alone, by name or path: what `--system` of calibrate and validate names, and what
+// tests and tools below the program load a shipped system with.
+#include <string>
+
+#include "models/system/system_spec.h"
+
+namespace tessera::models {
+
+// `system`: a shipped system's name ("h200-2", from the files compiled into the program) or a
+// path (from the working folder); fully merged (base:, include:) and checked against the schema.
+// Throws sim::config::ConfigError naming file, line and key.
+SystemSpec load_system_spec(const std::string& system);
+
+}  // namespace tessera::models

@@ -1,0 +1,363 @@
+#include "sim/app/report/report_html.h"
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "sim/app/report/category_style.h"
+#include "sim/app/report/html_escape.h"
+#include "sim/app/report/link_utilisation.h"
+#include "sim/app/report/report_format.h"
+#include "sim/app/report/series_colours.h"
+#include "sim/app/report/stacked_bar_chart.h"
+#include "sim/app/report/step_chart.h"
+#include "sim/app/report/summary_fields.h"
+
+namespace tessera::app::report {
+namespace {
+
+// System fonts only: the page must render offline.
+constexpr std::string_view kStyle = R"(
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:#222;max-width:1060px;margin:24px auto;padding:0 16px;line-height:1.4}
+h1{font-size:1.6em;margin:0 0 4px}
+h2{font-size:1.25em;border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:2em}
+h3{font-size:1.05em;margin:1.2em 0 4px}
+table{border-collapse:collapse;margin:8px 0;font-size:.88em}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:right;vertical-align:top}
+th{background:#f4f4f4;font-weight:600}
+.share{display:block;color:#666;font-size:.85em}
+.text{text-align:left}
+td.text{white-space:nowrap}
+caption{text-align:left}
+.note{color:#666;font-size:.9em}
+ul.legend{display:flex;flex-wrap:wrap;gap:6px 16px;list-style:none;padding:0;margin:8px 0;font-size:.9em}
+.swatch{display:inline-block;width:12px;height:12px;margin-right:5px;vertical-align:-1px;border:1px solid rgba(0,0,0,.25)}
+svg.chart{width:100%;height:auto;display:block;margin:4px 0 12px}
+svg text{font-size:12px;fill:#222}
+svg text.axis{font-size:11px;fill:#666}
+table.heat td{min-width:3.5em}
+td.na{color:#999;background:#f4f4f4}
+pre.config{background:#f7f7f7;border:1px solid #ddd;padding:8px;overflow-x:auto;font-size:.85em}
+)";
+
+
+using Out = std::back_insert_iterator<std::string>;
+
+std::string text_or_dash(const std::optional<std::string>& s) { return s ? html_escape(*s) : "&ndash;"; }
+
+std::string json_scalar_text(const nlohmann::json& summary, std::string_view key) {
+  if (!summary.is_object()) return "&ndash;";
+  const auto it = summary.find(key);
+  if (it == summary.end()) return "&ndash;";
+  if (it->is_string()) return html_escape(it->get<std::string>());
+  return html_escape(it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+std::size_t array_size(const nlohmann::json& summary, std::string_view key) {
+  if (!summary.is_object()) return 0;
+  const auto it = summary.find(key);
+  return it != summary.end() && it->is_array() ? it->size() : 0;
+}
+
+const nlohmann::json* array_at(const nlohmann::json& summary, std::string_view key) {
+  if (!summary.is_object()) return nullptr;
+  const auto it = summary.find(key);
+  return it != summary.end() && it->is_array() ? &*it : nullptr;
+}
+
+StackedBar bar_of(std::string label, std::string run, std::optional<std::uint32_t> rank, const nlohmann::json& scope,
+                  double span_ns) {
+  StackedBar bar;
+  bar.label = std::move(label);
+  bar.run = std::move(run);
+  bar.rank = rank;
+  bar.span_ns = span_ns;
+  if (has_attribution(scope)) {
+    for (std::size_t i = 0; i < kAllCategories.size(); ++i) bar.parts_ns[i] = category_ns(scope, kAllCategories[i]);
+  }
+  return bar;
+}
+
+void write_title(Out o, const std::vector<LabeledSummary>& runs) {
+  std::string title = "Tessera report";
+  if (runs.size() == 1) {
+    const nlohmann::json& s = runs.front().summary;
+    title += fmt::format(": {} on {}", string_at(s, "workload").value_or("run"), string_at(s, "system").value_or("?"));
+  } else {
+    title += fmt::format(": {} runs", runs.size());
+  }
+  fmt::format_to(o, "<title>{}</title>\n", html_escape(title));
+}
+
+void write_runs(std::string& out, const std::vector<LabeledSummary>& runs) {
+  auto o = std::back_inserter(out);
+  out += "<section id=\"runs\">\n<h2>Runs</h2>\n<table>\n<tr><th class=\"text\">run</th><th class=\"text\">system</th>"
+         "<th class=\"text\">workload</th><th class=\"text\">variant / mapping</th><th>makespan</th><th>GPUs</th>"
+         "<th>kernels</th><th>events</th><th>seed</th><th class=\"text\">complete</th><th class=\"text\">tessera</th></tr>\n";
+  for (const LabeledSummary& run : runs) {
+    const nlohmann::json& s = run.summary;
+    std::optional<std::string> variant = string_at(s, "variant");
+    if (!variant) variant = string_at(s, "mapping");
+    const std::optional<double> makespan = number_at(s, "makespan_ns");
+    fmt::format_to(o,
+                   "<tr><td class=\"text\">{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td>"
+                   "<td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td></tr>\n",
+                   html_escape(run.label), text_or_dash(string_at(s, "system")), text_or_dash(string_at(s, "workload")),
+                   text_or_dash(variant), makespan ? fmt::format("{:.3f} ns", *makespan) : "",
+                   makespan ? format_duration_ns(*makespan) : "&ndash;", array_size(s, "gpus"), array_size(s, "kernels"),
+                   json_scalar_text(s, "events"), json_scalar_text(s, "seed"), json_scalar_text(s, "complete"),
+                   json_scalar_text(s, "tessera_version"));
+  }
+  out += "</table>\n";
+  for (const LabeledSummary& run : runs) {
+    const nlohmann::json* zero = array_at(run.summary, "zero_latency_keys");
+    if (zero == nullptr || zero->empty()) continue;
+    std::string keys;
+    for (const nlohmann::json& k : *zero) {
+      if (!keys.empty()) keys += ", ";
+      keys += k.is_string() ? html_escape(k.get<std::string>()) : html_escape(k.dump());
+    }
+    fmt::format_to(o, "<p class=\"note\">{}: latencies taken as 0 until calibrated: {}</p>\n", html_escape(run.label), keys);
+  }
+  out += "</section>\n";
+}
+
+void write_legend(std::string& out) {
+  auto o = std::back_inserter(out);
+  out += "<ul class=\"legend\">\n";
+  for (TimeCategory c : kAllCategories) {
+    fmt::format_to(o, "<li><span class=\"swatch\" style=\"background:{}\"></span>{}{}</li>\n", category_style(c).css_colour,
+                   workloads::replay::to_string(c), workloads::replay::is_tax(c) ? " (tax)" : "");
+  }
+  out += "</ul>\n";
+}
+
+// A table of the parts of each row's span: us, and the share of the span.
+void write_parts_table(std::string& out, std::string_view first_header, const std::vector<StackedBar>& bars) {
+  auto o = std::back_inserter(out);
+  fmt::format_to(o, "<table>\n<caption class=\"note\">us; below each value its share of the span</caption>\n"
+                 "<tr><th class=\"text\">{}</th><th>span</th>", first_header);
+  for (TimeCategory c : kAllCategories) {
+    std::string name(workloads::replay::to_string(c));
+    std::replace(name.begin(), name.end(), '_', ' ');  // lets long names wrap
+    fmt::format_to(o, "<th>{}{}</th>", name, workloads::replay::is_tax(c) ? " (tax)" : "");
+  }
+  out += "<th>all taxes</th></tr>\n";
+  for (const StackedBar& bar : bars) {
+    fmt::format_to(o, "<tr><td class=\"text\">{}</td><td title=\"{:.3f} ns\">{:.3f}</td>", html_escape(bar.label), bar.span_ns,
+                   bar.span_ns / 1e3);
+    double taxes_ns = 0.0;
+    bool any = false;
+    for (std::size_t i = 0; i < kAllCategories.size(); ++i) {
+      const std::optional<double> ns = bar.parts_ns[i];
+      if (!ns) {
+        out += "<td class=\"na\">&ndash;</td>";
+        continue;
+      }
+      any = true;
+      if (workloads::replay::is_tax(kAllCategories[i])) taxes_ns += *ns;
+      const double share = bar.span_ns > 0 ? *ns / bar.span_ns : 0.0;
+      fmt::format_to(o, "<td title=\"{:.3f} ns\">{:.3f}<span class=\"share\">{}</span></td>", *ns, *ns / 1e3,
+                     format_percent(share));
+    }
+    if (any) {
+      fmt::format_to(o, "<td title=\"{:.3f} ns\">{:.3f}<span class=\"share\">{}</span></td></tr>\n", taxes_ns,
+                     taxes_ns / 1e3,
+                     format_percent(bar.span_ns > 0 ? taxes_ns / bar.span_ns : 0.0));
+    } else {
+      out += "<td class=\"na\">&ndash;</td></tr>\n";
+    }
+  }
+  out += "</table>\n";
+}
+
+void write_time(std::string& out, const std::vector<LabeledSummary>& runs) {
+  out += "<section id=\"time\">\n<h2>Where the time goes</h2>\n";
+  out += "<p class=\"note\">One bar per run; its length is the makespan, its segments the useful work and the three "
+         "multi-GPU taxes (hover for values).</p>\n";
+  write_legend(out);
+  std::vector<StackedBar> bars;
+  double scale_ns = 0.0;
+  for (const LabeledSummary& run : runs) {
+    const double makespan = number_at(run.summary, "makespan_ns").value_or(0.0);
+    scale_ns = std::max(scale_ns, makespan);
+    bars.push_back(bar_of(run.label, run.label, std::nullopt, run.summary, makespan));
+  }
+  out += stacked_bar_chart(bars, scale_ns, "time per run by category");
+  write_parts_table(out, "run", bars);
+  out += "</section>\n";
+
+  out += "<section id=\"gpus\">\n<h2>Per GPU</h2>\n";
+  bool any = false;
+  for (const LabeledSummary& run : runs) {
+    const nlohmann::json* per_gpu = array_at(run.summary, "per_gpu");
+    if (per_gpu == nullptr || per_gpu->empty()) continue;
+    any = true;
+    std::vector<StackedBar> gpu_bars;
+    double gpu_scale_ns = number_at(run.summary, "makespan_ns").value_or(0.0);
+    for (const nlohmann::json& g : *per_gpu) {
+      const std::optional<double> rank = number_at(g, "rank");
+      const auto r = static_cast<std::uint32_t>(std::max(0.0, rank.value_or(0.0)));
+      const double span = number_at(g, "span_ns").value_or(0.0);
+      gpu_bars.push_back(bar_of(fmt::format("GPU {}", r), run.label, r, g, span));
+    }
+    fmt::format_to(std::back_inserter(out), "<h3>{}</h3>\n", html_escape(run.label));
+    out += stacked_bar_chart(gpu_bars, gpu_scale_ns, run.label + ": time per GPU by category");
+    write_parts_table(out, "GPU", gpu_bars);
+  }
+  if (!any) out += "<p class=\"note\">No per-GPU attribution in these runs.</p>\n";
+  out += "</section>\n";
+}
+
+// Hit rate 0 is red, 1 is green; light enough for dark text.
+std::string heat_colour(double fraction) {
+  return fmt::format("hsl({:.0f},65%,78%)", 120.0 * std::clamp(fraction, 0.0, 1.0));
+}
+
+std::string rate_cell(std::optional<double> rate) {
+  if (!rate || *rate < 0) return "<td class=\"na\">&ndash;</td>";
+  return fmt::format("<td style=\"background:{}\">{}</td>", heat_colour(*rate), format_percent(*rate));
+}
+
+void write_caches(std::string& out, const std::vector<LabeledSummary>& runs) {
+  auto o = std::back_inserter(out);
+  out += "<section id=\"caches\">\n<h2>Cache hit rates</h2>\n<table class=\"heat\">\n"
+         "<tr><th class=\"text\">run</th><th>L2 (all XCDs)</th><th>MALL</th></tr>\n";
+  for (const LabeledSummary& run : runs) {
+    fmt::format_to(o, "<tr><td class=\"text\">{}</td>{}{}</tr>\n", html_escape(run.label),
+                   rate_cell(number_at(run.summary, "l2_hit_rate")), rate_cell(number_at(run.summary, "mall_hit_rate")));
+  }
+  out += "</table>\n";
+  for (const LabeledSummary& run : runs) {
+    const nlohmann::json* per_xcd = array_at(run.summary, "l2_hit_rate_per_xcd");
+    if (per_xcd == nullptr || per_xcd->empty()) continue;
+    std::size_t num_xcds = 0;
+    for (const nlohmann::json& row : *per_xcd) num_xcds = std::max(num_xcds, row.is_array() ? row.size() : 0);
+    fmt::format_to(o, "<h3>{}: L2 hit rate per XCD</h3>\n<table class=\"heat\">\n<tr><th class=\"text\">GPU</th>",
+                   html_escape(run.label));
+    for (std::size_t x = 0; x < num_xcds; ++x) fmt::format_to(o, "<th>XCD {}</th>", x);
+    out += "</tr>\n";
+    for (std::size_t r = 0; r < per_xcd->size(); ++r) {
+      const nlohmann::json& row = (*per_xcd)[r];
+      fmt::format_to(o, "<tr><td class=\"text\">GPU {}</td>", r);
+      for (std::size_t x = 0; x < num_xcds; ++x) {
+        std::optional<double> v;
+        if (row.is_array() && x < row.size() && row[x].is_number()) v = row[x].get<double>();
+        out += rate_cell(v);
+      }
+      out += "</tr>\n";
+    }
+    out += "</table>\n";
+  }
+  out += "<p class=\"note\">&ndash;: nothing was loaded there.</p>\n</section>\n";
+}
+
+void write_link_bytes(std::string& out, const std::vector<LabeledSummary>& runs) {
+  auto o = std::back_inserter(out);
+  std::set<std::string> classes;
+  for (const LabeledSummary& run : runs) {
+    const auto& s = run.summary;
+    if (!s.is_object() || !s.contains("link_class_bytes") || !s["link_class_bytes"].is_object()) continue;
+    for (const auto& [name, bytes] : s["link_class_bytes"].items()) classes.insert(name);
+  }
+  out += "<section id=\"link-bytes\">\n<h2>Bytes per link class</h2>\n";
+  if (classes.empty()) {
+    out += "<p class=\"note\">No link traffic recorded in these runs.</p>\n</section>\n";
+    return;
+  }
+  out += "<table>\n<tr><th class=\"text\">link class</th>";
+  for (const LabeledSummary& run : runs) fmt::format_to(o, "<th>{}</th>", html_escape(run.label));
+  out += "</tr>\n";
+  for (const std::string& name : classes) {
+    fmt::format_to(o, "<tr><td class=\"text\">{}</td>", html_escape(name));
+    for (const LabeledSummary& run : runs) {
+      const nlohmann::json* bytes_by_class =
+          run.summary.is_object() && run.summary.contains("link_class_bytes") ? &run.summary["link_class_bytes"] : nullptr;
+      const std::optional<double> bytes = bytes_by_class ? number_at(*bytes_by_class, name) : std::nullopt;
+      if (bytes) {
+        fmt::format_to(o, "<td title=\"{:.0f} bytes\">{}</td>", *bytes, format_bytes(*bytes));
+      } else {
+        out += "<td class=\"na\">&ndash;</td>";
+      }
+    }
+    out += "</tr>\n";
+  }
+  out += "</table>\n</section>\n";
+}
+
+void write_utilisation(std::string& out, const std::vector<LabeledSummary>& runs) {
+  auto o = std::back_inserter(out);
+  out += "<section id=\"utilisation\">\n<h2>Link utilisation over time</h2>\n";
+  std::map<std::string, std::vector<StepLine>> lines_by_class;
+  double x_max_ns = 0.0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const nlohmann::json& s = runs[i].summary;
+    if (!s.is_object() || !s.contains("link_utilisation")) continue;
+    const double makespan = number_at(s, "makespan_ns").value_or(0.0);
+    x_max_ns = std::max(x_max_ns, makespan);
+    for (auto& [cls, steps] : class_average_utilisation(s["link_utilisation"], makespan)) {
+      lines_by_class[cls].push_back({runs[i].label, std::string(series_colour(i)), makespan, std::move(steps)});
+    }
+  }
+  if (lines_by_class.empty()) {
+    out += "<p class=\"note\">No link utilisation recorded in these runs (it is recorded by <code>tessera run --out "
+           "DIR</code> for tile-level workloads).</p>\n</section>\n";
+    return;
+  }
+  out += "<p class=\"note\">The mean utilisation over the links of each class, as a step function of simulated time.</p>\n"
+         "<ul class=\"legend\">\n";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (!runs[i].summary.is_object() || !runs[i].summary.contains("link_utilisation")) continue;
+    fmt::format_to(o, "<li><span class=\"swatch\" style=\"background:{}\"></span>{}</li>\n",
+                   series_colour(i), html_escape(runs[i].label));
+  }
+  out += "</ul>\n";
+  for (const auto& [cls, lines] : lines_by_class) {
+    fmt::format_to(o, "<h3>{}</h3>\n", html_escape(cls));
+    out += step_chart(lines, cls, x_max_ns);
+  }
+  out += "</section>\n";
+}
+
+void write_configs(std::string& out, const std::vector<LabeledSummary>& runs) {
+  auto o = std::back_inserter(out);
+  out += "<section id=\"config\">\n<h2>Configs</h2>\n";
+  for (const LabeledSummary& run : runs) {
+    fmt::format_to(o, "<h3>{}</h3>\n", html_escape(run.label));
+    if (run.config_yaml.empty()) {
+      out += "<p class=\"note\">(no config recorded)</p>\n";
+    } else {
+      fmt::format_to(o, "<pre class=\"config\">{}</pre>\n", html_escape(run.config_yaml));
+    }
+  }
+  out += "</section>\n";
+}
+
+}  // namespace
+
+std::string report_html(const std::vector<LabeledSummary>& runs) {
+  std::string out;
+  auto o = std::back_inserter(out);
+  out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  write_title(o, runs);
+  fmt::format_to(o, "<style>{}</style>\n</head>\n<body>\n<h1>Tessera report</h1>\n", kStyle);
+  fmt::format_to(o, "<p class=\"note\">{} run{}. Times are simulated; bars compare on one scale.</p>\n", runs.size(),
+                 runs.size() == 1 ? "" : "s");
+  write_runs(out, runs);
+  write_time(out, runs);
+  write_caches(out, runs);
+  write_link_bytes(out, runs);
+  write_utilisation(out, runs);
+  write_configs(out, runs);
+  out += "</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace tessera::app::report

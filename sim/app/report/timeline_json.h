@@ -1,0 +1,28 @@
+#pragma once
+// timeline.json: one run as Chrome trace-event JSON (the object form), which opens in
+// ui.perfetto.dev and chrome://tracing.
+//
+// Layout: a process per GPU ("GPU r") holding
+//   - a track per stream, "kernels (stream s)": each kernel's launch latency ("launch") and
+//     its execution (named after the kernel), from summary["kernels"];
+//   - a counter per XCD, "XCD d busy_slots": how many workgroup slots are occupied;
+//   - a track per occupied workgroup slot, "XCD d / CU c" (+ " slot s" for s > 0): the
+//     workgroup slices of the activity log, named and coloured by time category;
+//   - a track per CU that released or acquired flags, "XCD d / CU c flags", with a 1 ns
+//     slice at each release and acquire that anchors a flow arrow release -> acquire;
+// and a process "links" with one counter per link, "<link name> utilisation_pct".
+// Timestamps are microseconds with six decimals, so picoseconds print exactly. Slices that
+// would overlap on one track (never for a correct activity log) go to extra tracks named
+// "... (overlap k)", because trace viewers mis-draw partially overlapping slices.
+// The output depends only on the inputs: the same summary and log give the same bytes.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "workloads/replay/activity_log.h"
+
+namespace tessera::app::report {
+
+std::string timeline_json(const nlohmann::json& summary, const workloads::replay::ActivityLog& log);
+
+}  // namespace tessera::app::report
