@@ -15,6 +15,7 @@
 #include "sim/core/run_result.h"
 #include "workloads/replay/activity_log.h"
 #include "workloads/trace/trace.h"
+#include "workloads/workload_result.h"
 
 namespace tessera::workloads {
 
@@ -27,8 +28,8 @@ struct RunContext {
 };
 
 struct WorkloadOutcome {
-  nlohmann::json summary;         // the kind's result fields (makespan_ns, events, wall_s, ...)
-  replay::ActivityLog activity;   // empty unless asked for and the kind replays a trace
+  WorkloadResult result;
+  replay::ActivityLog activity;  // empty unless asked for and the kind replays a trace
 };
 
 class Workload {

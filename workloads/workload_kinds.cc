@@ -51,7 +51,7 @@ WorkloadKind generated_kind(const patterns::PatternKind& pattern) {
     check_generated_sizes(generated, system, workload);
     return Workload(pattern.name, std::move(generated), kGenerated);
   };
-  return WorkloadKind{pattern.name, pattern.summary, std::move(read)};
+  return WorkloadKind{pattern.name, pattern.summary, std::move(read), pattern.schema_json};
 }
 
 }  // namespace

@@ -22,7 +22,9 @@ const Schema<DtypeRates>& rates_schema(const char* what) {
           .real("fp8", &DtypeRates::fp8, "fp8 inputs").min(0)
           .real("fp32", &DtypeRates::fp32, "fp32 inputs").min(0);
   static const Schema<DtypeRates> efficiency =
-      Schema<DtypeRates>("matrix_efficiency", "achieved fraction of the peak matrix rate in a tile loop, by data type")
+      Schema<DtypeRates>("matrix_efficiency",
+                         "achieved fraction of the peak matrix rate in a tile loop, by data type (calibrated from "
+                         "microbenchmarks)")
           .fraction("fp16", &DtypeRates::fp16, "fp16")
           .fraction("bf16", &DtypeRates::bf16, "bf16")
           .fraction("fp8", &DtypeRates::fp8, "fp8")
@@ -35,7 +37,8 @@ const Schema<KernelEfficiency>& kernel_efficiency_schema() {
       Schema<KernelEfficiency>("kernel_efficiency",
                                "matrix efficiency of one kernel's inner loop by occupancy (replaces matrix_efficiency "
                                "for that kernel and data type)")
-          .string("kernel", &KernelEfficiency::kernel, "kernel name as the trace names it (gemm, attention, ...)")
+          .string("kernel", &KernelEfficiency::kernel,
+                  "the kernel's name as the trace names it (gemm, attention, gemm_all_scatter, ...)")
           .required()
           .choice("dtype", &KernelEfficiency::dtype, {"fp16", "bf16", "fp8", "fp32"}, "data type it applies to")
           .real_list("efficiency", &KernelEfficiency::efficiency,
@@ -106,8 +109,10 @@ const Schema<MemorySpec>& memory_schema() {
           .count("hbm_stacks", &MemorySpec::hbm_stacks, "HBM stacks")
           .range(1, 64)
           .time("hbm_latency", &MemorySpec::hbm_latency_ps, "unloaded HBM access latency")
-          .nested("l2", &MemorySpec::l2, cache::cache_schema(), "L2, one instance per die")
-          .nested("mall", &MemorySpec::mall, cache::cache_schema(), "memory-side cache (Infinity Cache); capacity 0 B: none")
+          .nested("l2", &MemorySpec::l2, cache::cache_schema(), "the L2, one instance per die")
+          .nested("mall", &MemorySpec::mall, cache::cache_schema(),
+                  "the memory-side cache (Infinity Cache), one per GPU; its defaults differ from the L2's: "
+                  "capacity 0 B (none) and write_through_allocate")
           .check([](const MemorySpec& m) -> std::optional<std::string> {
             if (m.l2.capacity_bytes == 0) return "l2.capacity must be positive";
             if (m.mall.capacity_bytes > 0 && m.mall.write_policy == cache::WritePolicy::kWriteBackAllocate) {
@@ -149,7 +154,8 @@ const Schema<AtomicSpec>& atomics_schema() {
 const Schema<GpuSpec>& gpu_schema() {
   static const Schema<GpuSpec> s = Schema<GpuSpec>("gpu", "one GPU")
                                        .string("model", &GpuSpec::model, "product name")
-                                       .choice("vendor", &GpuSpec::vendor, {"amd", "nvidia"}, "vendor")
+                                       .choice("vendor", &GpuSpec::vendor, {"amd", "nvidia"},
+                                               "vendor; GPU links are xGMI on amd, NVLink on nvidia")
                                        .nested("compute", &GpuSpec::compute, compute_schema())
                                        .nested("dispatch", &GpuSpec::dispatch, dispatch_schema())
                                        .nested("memory", &GpuSpec::memory, memory_schema())
@@ -168,15 +174,19 @@ const Schema<InterconnectSpec>& interconnect_schema() {
   static const Schema<InterconnectSpec> s =
       Schema<InterconnectSpec>("interconnect", "GPU-to-GPU links")
           .choice("topology", &InterconnectSpec::topology, {"none", "full_mesh", "switch", "direct"},
-                  "none; full_mesh (xGMI); switch (NVSwitch); direct (one NVLink bundle between two GPUs)")
+                  "none: a single GPU; full_mesh: xGMI, the links of each GPU spread evenly over its peers; switch: "
+                  "NVSwitch; direct: one NVLink bundle between two GPUs")
           .count("links_per_gpu", &InterconnectSpec::links_per_gpu, "links leaving each GPU")
           .range(0, 64)
           .bandwidth("link_bandwidth", &InterconnectSpec::link_bandwidth_bytes_per_s, "per link, per direction")
           .time("link_latency", &InterconnectSpec::link_latency_ps, "one-way latency of a link")
-          .count("num_switches", &InterconnectSpec::num_switches, "switch chips (switch topology)")
+          .count("num_switches", &InterconnectSpec::num_switches,
+                 "switch chips (switch topology); each GPU's links spread evenly over them. The model joins "
+                 "all switches into one non-blocking crossbar, so bandwidth does not depend on this number")
           .range(0, 64)
           .time("switch_latency", &InterconnectSpec::switch_latency_ps, "latency through a switch")
-          .bandwidth("pcie_bandwidth", &InterconnectSpec::pcie_bandwidth_bytes_per_s, "GPU to host, each direction")
+          .bandwidth("pcie_bandwidth", &InterconnectSpec::pcie_bandwidth_bytes_per_s,
+                     "GPU to host, each direction; 0 B/s: no host link")
           .check([](const InterconnectSpec& i) -> std::optional<std::string> {
             if (i.topology != "none" && (i.links_per_gpu == 0 || i.link_bandwidth_bytes_per_s <= 0)) {
               return "a topology other than 'none' needs links_per_gpu and link_bandwidth";

@@ -25,21 +25,26 @@ namespace tessera::app {
 namespace {
 
 // Which run a side is: its config and what it ran, for the header and compare.json.
-nlohmann::json side_json(const std::string& config, const nlohmann::json& summary) {
-  nlohmann::json j{{"config", config}, {"system", summary["system"]}, {"workload", summary["workload"]}};
-  for (const char* key : {"variant", "mapping", "op"}) {
-    if (summary.contains(key)) j[key] = summary[key];
-  }
-  j["makespan_ns"] = summary["makespan_ns"];
+// The parameters that tell a side apart: its variant, mapping and microbenchmark op.
+std::vector<std::pair<const char*, std::string>> side_details(const run::RunResult& r) {
+  std::vector<std::pair<const char*, std::string>> out;
+  if (const auto variant = r.variant()) out.emplace_back("variant", *variant);
+  if (const auto mapping = r.mapping()) out.emplace_back("mapping", *mapping);
+  if (r.result.measurement) out.emplace_back("op", r.result.measurement->op);
+  return out;
+}
+
+nlohmann::json side_json(const std::string& config, const run::RunResult& r) {
+  nlohmann::json j{{"config", config}, {"system", r.system}, {"workload", r.workload}};
+  for (const auto& [key, value] : side_details(r)) j[key] = value;
+  j["makespan_ns"] = r.makespan_ns();
   return j;
 }
 
-std::string side_line(const char* name, const nlohmann::json& side) {
-  std::string what = fmt::format("{} on {}", side["workload"].get<std::string>(), side["system"].get<std::string>());
-  for (const char* key : {"variant", "mapping", "op"}) {
-    if (side.contains(key)) what += fmt::format(", {} {}", key, side[key].get<std::string>());
-  }
-  return fmt::format("{}: {} ({})\n", name, side["config"].get<std::string>(), what);
+std::string side_line(const char* name, const std::string& config, const run::RunResult& r) {
+  std::string what = fmt::format("{} on {}", r.workload, r.system);
+  for (const auto& [key, value] : side_details(r)) what += fmt::format(", {} {}", key, value);
+  return fmt::format("{}: {} ({})\n", name, config, what);
 }
 
 }  // namespace
@@ -67,10 +72,10 @@ int command_compare(const Args& args) {
   const run::RunSpec spec_a = run::load_run_spec(configs[0], sets);
   const run::RunSpec spec_b = run::load_run_spec(configs[1], sets);
   auto run_b = std::async(std::launch::async, [&spec_b] { return run::run_workload(spec_b); });
-  const nlohmann::json a = run::run_workload(spec_a);
-  const nlohmann::json b = run_b.get();
+  const run::RunResult a = run::run_workload(spec_a);
+  const run::RunResult b = run_b.get();
 
-  const std::vector<sweep::ComparisonRow> rows = sweep::compare_summaries(a, b);
+  const std::vector<sweep::ComparisonRow> rows = sweep::compare_runs(a, b);
   nlohmann::json report{{"a", side_json(configs[0], a)}, {"b", side_json(configs[1], b)},
                         {"quantities", sweep::comparison_rows_json(rows)}};
   if (!out_dir.empty()) {
@@ -80,7 +85,7 @@ int command_compare(const Args& args) {
   if (vm.count("json")) {
     std::cout << report.dump(2) << "\n";
   } else {
-    std::cout << side_line("A", report["a"]) << side_line("B", report["b"]) << "\n" << sweep::comparison_table(rows);
+    std::cout << side_line("A", configs[0], a) << side_line("B", configs[1], b) << "\n" << sweep::comparison_table(rows);
   }
   return kExitOk;
 }

@@ -94,7 +94,7 @@ std::string render_results(const PreparedStudy& s, const std::vector<PointResult
   constexpr std::size_t kMaxRows = 100;
   bool any_taxes = false;
   for (const PointResult& r : results) {
-    const SummaryMetrics m = metrics_of(r.summary);
+    const SummaryMetrics m = metrics_of(r.result);
     for (std::size_t c = 0; c < kNumTimeCategories; ++c) {
       any_taxes = any_taxes || (workloads::replay::is_tax(time_category(c)) && m.parts_ns[c].has_value());
     }
@@ -113,7 +113,7 @@ std::string render_results(const PreparedStudy& s, const std::vector<PointResult
   header.emplace_back("status");
   TextTable t(header);
   for (std::size_t i = 0; i < results.size() && i < kMaxRows; ++i) {
-    const SummaryMetrics m = metrics_of(results[i].summary);
+    const SummaryMetrics m = metrics_of(results[i].result);
     const std::size_t point = results[i].index;
     std::vector<std::string> row{std::to_string(point)};
     row.insert(row.end(), s.values[point].begin(), s.values[point].end());
@@ -172,7 +172,7 @@ std::vector<PointResult> run_my_points(const PreparedStudy& s, const MpiSession&
       } catch (const std::exception& e) {
         r.ok = false;
         r.error = fmt::format("the point ran but its summary could not be written: {}", e.what());
-        r.summary = nlohmann::json();
+        r.result.reset();
       }
     }
     progress.advance(!r.ok);
@@ -210,21 +210,32 @@ std::vector<PointResult> gather(const MpiSession& mpi, std::vector<PointResult> 
   return results;
 }
 
-}  // namespace
+// What the flags ask for.
+struct SweepRequest {
+  std::string study_name;
+  std::vector<std::string> sets;
+  std::optional<unsigned> jobs;
+  std::optional<std::string> out_dir;
+  bool resume = false;
+  std::optional<std::string> points;
+  std::optional<std::chrono::nanoseconds> max_wall;
+  bool dry_run = false;
+};
 
-int command_sweep(const Args& args) {
+// nullopt when --help was asked for (and printed).
+std::optional<SweepRequest> parse_request(const Args& args) {
   po::options_description opts(
       "tessera sweep STUDY.yaml [options]\n\nRuns every point of a what-if study (a base run config and grid:/zip: "
       "axes; docs/sweeps.md)\non local cores, and over the ranks of an MPI launch (mpirun -np K tessera sweep ...).\n"
       "Writes DIR/results.csv, DIR/report.html and DIR/points/NNNN.json. Ctrl-C (SIGINT) or SIGTERM stops it\n"
       "cleanly: finished points are kept and tabulated, exit code 130; --resume then finishes the study.\n\nOptions");
-  std::vector<std::string> sets;
+  SweepRequest request;
   opts.add_options()("help,h", "show this help")
       ("jobs,j", po::value<unsigned>(), "points run at once on this machine (default: its hardware threads, shared "
                                         "between the MPI ranks on it)")
       ("out", po::value<std::string>(), "output folder (default: ./STUDY.sweep, STUDY the study file's name)")
       ("resume", "keep the points whose points/NNNN.json exists for the same config; run only the others")
-      ("set", po::value<std::vector<std::string>>(&sets)->composing(),
+      ("set", po::value<std::vector<std::string>>(&request.sets)->composing(),
        "override a key of every point's config: --set key.path=value (repeatable; not a swept key)")
       ("points", po::value<std::string>(), "run only points A to B-1 (A:B), writing only their points/ files "
                                            "(a Slurm array task; merge with --resume)")
@@ -235,63 +246,36 @@ int command_sweep(const Args& args) {
   po::positional_options_description pos;
   pos.add("study", 1);
   const auto parsed = parse_command_line(args, opts, pos);
-  if (!parsed) return kExitOk;
+  if (!parsed) return std::nullopt;
   const po::variables_map& vm = *parsed;
   if (!vm.count("study")) throw UsageError("sweep: missing the study file (tessera sweep STUDY.yaml)");
   if (vm.count("jobs") && vm["jobs"].as<unsigned>() == 0) throw UsageError("--jobs must be at least 1");
-  const std::string study_name = vm["study"].as<std::string>();
-  std::optional<std::string> points_flag;
-  if (vm.count("points")) points_flag = vm["points"].as<std::string>();
+  request.study_name = vm["study"].as<std::string>();
+  if (vm.count("jobs")) request.jobs = vm["jobs"].as<unsigned>();
+  if (vm.count("out")) request.out_dir = vm["out"].as<std::string>();
+  request.resume = vm.count("resume") > 0;
+  if (vm.count("points")) request.points = vm["points"].as<std::string>();
+  if (vm.count("max-wall")) request.max_wall = parse_max_wall(vm["max-wall"].as<std::string>());
+  request.dry_run = vm.count("dry-run") > 0;
+  return request;
+}
 
-  std::optional<std::chrono::nanoseconds> max_wall;
-  if (vm.count("max-wall")) max_wall = parse_max_wall(vm["max-wall"].as<std::string>());
-
-  const MpiSession mpi;
-  if (mpi.standby()) return kExitOk;
-  const auto t0 = std::chrono::steady_clock::now();
-  // Every point is checked before any runs. Every rank checks the same study and fails the
-  // same way; rank 0 alone reports it.
-  PreparedStudy s;
-  try {
-    s = prepare_study(study_name, sets, points_flag);
-  } catch (...) {
-    if (mpi.rank() != 0) return kExitBadInput;
-    throw;
-  }
-  if (vm.count("dry-run")) {
-    if (mpi.rank() == 0) std::cout << render_points(s);
-    return kExitOk;
-  }
-  const fs::path out_dir = vm.count("out") ? fs::path(vm["out"].as<std::string>()) : fs::path(s.study.name + ".sweep");
-  const unsigned jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>()
-                                         : std::max(1u, hardware_jobs() / static_cast<unsigned>(mpi.local_size()));
-  // The limits each point runs under: neither enters the config hash (run_spec.h).
-  for (PreparedPoint& point : s.configs) {
-    point.spec.options.max_wall = max_wall;
-    point.spec.options.stop_requested = &interrupt_flag();
-  }
-
-  // From here on SIGINT/SIGTERM stop the sweep cleanly instead of killing it.
-  const InterruptScope interrupt_scope;
-  std::vector<PointResult> mine = run_my_points(s, mpi, out_dir, jobs, vm.count("resume") > 0);
-  bool my_failures = false;
-  for (const PointResult& r : mine) my_failures = my_failures || !r.ok;
-  const std::vector<PointResult> results = gather(mpi, std::move(mine), s, out_dir);
-  if (mpi.rank() != 0) return interrupt_requested() ? kExitInterrupted : my_failures ? kExitRunFailed : kExitOk;
+// Rank 0's account of the finished sweep: the failures, the tables and files (a whole study),
+// the summary line; returns the exit code.
+int report_sweep(const SweepRequest& request, const PreparedStudy& s, const fs::path& out_dir, const MpiSession& mpi,
+                 const std::vector<PointResult>& results, double wall_s) {
   // A signal that came after the last point finished interrupted nothing.
   const std::size_t selected = s.range.end - s.range.begin;
   const bool interrupted = interrupt_requested() && results.size() < selected;
-
   std::size_t failed = 0, resumed = 0;
   for (const PointResult& r : results) {
     failed += r.ok ? 0 : 1;
     resumed += r.resumed ? 1 : 0;
     if (!r.ok) std::cerr << fmt::format("point {} ({}) failed: {}\n", r.index, s.labels[r.index], r.error);
   }
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string counts = fmt::format("{} run, {} resumed, {} failed", results.size() - resumed, resumed, failed);
   const std::string resume_hint =
-      fmt::format("tessera sweep {} --out {} --resume", study_name, out_dir.string());
+      fmt::format("tessera sweep {} --out {} --resume", request.study_name, out_dir.string());
   if (!s.range.whole) {
     if (interrupted) {
       std::cerr << fmt::format("sweep {}: interrupted: {} of points {} to {} finished ({}) in {:.1f} s; their "
@@ -326,6 +310,48 @@ int command_sweep(const Args& args) {
                            wall_s, mpi.size() > 1 ? fmt::format(" on {} ranks", mpi.size()) : "",
                            (out_dir / "results.csv").string() + ", report.html and points/");
   return failed > 0 ? kExitRunFailed : kExitOk;
+}
+
+}  // namespace
+
+// parse -> plan (every point's config checked) -> execute (this rank's points, gathered on
+// rank 0) -> report.
+int command_sweep(const Args& args) {
+  const std::optional<SweepRequest> request = parse_request(args);
+  if (!request) return kExitOk;
+  const MpiSession mpi;
+  if (mpi.standby()) return kExitOk;
+  const auto t0 = std::chrono::steady_clock::now();
+  // Every point is checked before any runs. Every rank checks the same study and fails the
+  // same way; rank 0 alone reports it.
+  PreparedStudy s;
+  try {
+    s = prepare_study(request->study_name, request->sets, request->points);
+  } catch (...) {
+    if (mpi.rank() != 0) return kExitBadInput;
+    throw;
+  }
+  if (request->dry_run) {
+    if (mpi.rank() == 0) std::cout << render_points(s);
+    return kExitOk;
+  }
+  const fs::path out_dir = request->out_dir ? fs::path(*request->out_dir) : fs::path(s.study.name + ".sweep");
+  const unsigned jobs = request->jobs.value_or(std::max(1u, hardware_jobs() / static_cast<unsigned>(mpi.local_size())));
+  // The limits each point runs under: neither enters the config hash (run_spec.h).
+  for (PreparedPoint& point : s.configs) {
+    point.spec.options.max_wall = request->max_wall;
+    point.spec.options.stop_requested = &interrupt_flag();
+  }
+
+  // From here on SIGINT/SIGTERM stop the sweep cleanly instead of killing it.
+  const InterruptScope interrupt_scope;
+  std::vector<PointResult> mine = run_my_points(s, mpi, out_dir, jobs, request->resume);
+  bool my_failures = false;
+  for (const PointResult& r : mine) my_failures = my_failures || !r.ok;
+  const std::vector<PointResult> results = gather(mpi, std::move(mine), s, out_dir);
+  if (mpi.rank() != 0) return interrupt_requested() ? kExitInterrupted : my_failures ? kExitRunFailed : kExitOk;
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return report_sweep(*request, s, out_dir, mpi, results, wall_s);
 }
 
 }  // namespace tessera::app

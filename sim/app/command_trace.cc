@@ -115,17 +115,17 @@ Walk walk(const wt::Trace& t, const std::string& file) {
           return w;
         }
         ++w.ops_by_kind[op.kind];
-        if (op.kind == wt::OpKind::kCompute) w.flops += static_cast<double>(op.a);
+        if (op.kind == wt::OpKind::kCompute) w.flops += static_cast<double>(op.flops());
         // atomic_add_range writes its bytes at the owner's memory side: it counts as stored traffic.
         const bool stores = op.kind == wt::OpKind::kStore || op.kind == wt::OpKind::kAtomicAddRange;
         if (!wt::is_load(op.kind) && !stores) continue;
-        if (op.a < 0 || op.a >= static_cast<std::int64_t>(t.ranks)) ++w.bad_owner_ops;
-        if (op.c < 0) {
+        if (op.rank() < 0 || op.rank() >= static_cast<std::int64_t>(t.ranks)) ++w.bad_owner_ops;
+        if (op.bytes() < 0) {
           ++w.negative_size_ops;
           continue;
         }
-        Traffic& traffic = w.traffic[{k.rank, op.a}];
-        (wt::is_load(op.kind) ? traffic.loaded_bytes : traffic.stored_bytes) += static_cast<std::uint64_t>(op.c);
+        Traffic& traffic = w.traffic[{k.rank, op.rank()}];
+        (wt::is_load(op.kind) ? traffic.loaded_bytes : traffic.stored_bytes) += static_cast<std::uint64_t>(op.bytes());
       }
     }
   }

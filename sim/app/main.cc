@@ -29,7 +29,7 @@ Usage: tessera COMMAND [options]
 
 Commands:
   run [CONFIG]        run a workload on a system (no CONFIG: the embedded default)
-  describe [CONFIG]   print the fully resolved configuration, with units
+  describe [CONFIG]   print the fully resolved configuration, with units (--schema: every key's schema)
   compare A B         run two configs; how the makespan and each tax change from A to B
   sweep STUDY         run every point of a what-if study (grid/zip axes; also under mpirun)
   calibrate           fit a system's unpublished parameters to kernel-suite microbenchmarks

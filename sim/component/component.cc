@@ -12,25 +12,6 @@ Component::Component(Context context, std::string name) : context_(context), nam
   if (!is_valid_instance_name(name_)) throw std::invalid_argument(fmt::format("invalid component name '{}'", name_));
 }
 
-Port& Component::add_port(std::string_view port_name, Handler on_receive) {
-  if (!is_valid_instance_name(port_name)) {
-    throw std::invalid_argument(fmt::format("{}: invalid port name '{}'", name_, port_name));
-  }
-  for (const Port& p : ports_) {
-    if (p.name() == port_name) throw std::invalid_argument(fmt::format("{}: port '{}' declared twice", name_, port_name));
-  }
-  return ports_.emplace_back(std::string(port_name), on_receive);
-}
-
-Port& Component::port(std::string_view port_name) {
-  for (Port& p : ports_) {
-    if (p.name() == port_name) return p;
-  }
-  std::string known;
-  for (const Port& p : ports_) known += (known.empty() ? "" : ", ") + p.name();
-  throw std::out_of_range(fmt::format("{} has no port '{}' (ports: {})", name_, port_name, known.empty() ? "none" : known));
-}
-
 std::string Component::stat_name(std::string_view stat) const { return fmt::format("{}.{}", name_, stat); }
 
 stats::Counter& Component::add_counter(std::string_view stat, stats::Unit unit, std::string_view doc) {

@@ -1,13 +1,13 @@
 #pragma once
-// Base of every simulated hardware block: a validated hierarchical name, named ports,
-// self-scheduling with cancellation, and statistics registered under the component's name.
-// It holds no model logic; models derive from it.
-#include <deque>
+// Base of every simulated hardware block: a validated hierarchical name, self-scheduling with
+// cancellation, and statistics registered under the component's name. It holds no model
+// logic; models derive from it. Models call each other through typed interfaces (a cache's
+// access(), the fabric's transfer()), not through message ports: the data a model passes on
+// is a typed request, and the time it costs is the callee's to decide.
 #include <string>
 #include <string_view>
 
 #include "sim/component/context.h"
-#include "sim/component/port.h"
 #include "sim/core/engine.h"
 #include "sim/core/handler.h"
 
@@ -23,19 +23,8 @@ class Component {
   const std::string& name() const { return name_; }
   Tick now() const { return context_.engine.now(); }
 
-  // The port called `port_name`; throws std::out_of_range naming the component and the
-  // ports it has when there is none.
-  Port& port(std::string_view port_name);
-
  protected:
   Engine& engine() { return context_.engine; }
-
-  // Declares a port whose arrivals call `T::method(const Payload&)` on `self`.
-  template <auto kMethod, class T>
-  Port& add_port(std::string_view port_name, T* self) {
-    return add_port(port_name, bind<kMethod>(self));
-  }
-  Port& add_port(std::string_view port_name, Handler on_receive);
 
   // Schedules `T::method(payload)` on `self` after `delay`.
   template <auto kMethod, class T>
@@ -55,7 +44,6 @@ class Component {
 
   Context context_;
   std::string name_;
-  std::deque<Port> ports_;  // deque: ports keep their address as more are added
 };
 
 }  // namespace tessera::sim

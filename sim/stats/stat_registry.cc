@@ -45,24 +45,37 @@ Histogram& StatRegistry::histogram(std::string_view name, Unit unit, std::string
   return h;
 }
 
-nlohmann::json StatRegistry::to_json() const {
-  nlohmann::json out = nlohmann::json::object();
+nlohmann::json StatRegistry::to_json() const { return stats::to_json(snapshot()); }
+
+StatSnapshot StatRegistry::snapshot() const {
+  StatSnapshot out;
+  out.entries.reserve(index_.size());
   for (const auto& [name, entry] : index_) {
+    StatSnapshot::Entry e{name, entry.unit, entry.doc, Counter{}};
+    std::visit([&e](const auto* stat) { e.value = *stat; }, entry.stat);
+    out.entries.push_back(std::move(e));
+  }
+  return out;
+}
+
+nlohmann::json to_json(const StatSnapshot& snapshot) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const StatSnapshot::Entry& entry : snapshot.entries) {
     nlohmann::json j;
     j["unit"] = unit_suffix(entry.unit);
     j["doc"] = entry.doc;
-    if (const auto* c = std::get_if<Counter*>(&entry.stat)) {
+    if (const auto* c = std::get_if<Counter>(&entry.value)) {
       j["type"] = "counter";
-      j["value"] = (*c)->value();
-    } else if (const auto* a = std::get_if<Accumulator*>(&entry.stat)) {
+      j["value"] = c->value();
+    } else if (const auto* a = std::get_if<Accumulator>(&entry.value)) {
       j["type"] = "accumulator";
-      j["count"] = (*a)->count();
-      j["sum"] = (*a)->sum();
-      j["mean"] = (*a)->mean();
-      j["min"] = (*a)->min();
-      j["max"] = (*a)->max();
+      j["count"] = a->count();
+      j["sum"] = a->sum();
+      j["mean"] = a->mean();
+      j["min"] = a->min();
+      j["max"] = a->max();
     } else {
-      const Histogram& h = *std::get<Histogram*>(entry.stat);
+      const Histogram& h = std::get<Histogram>(entry.value);
       j["type"] = "histogram";
       j["lo"] = h.lo();
       j["width"] = h.width();
@@ -71,7 +84,7 @@ nlohmann::json StatRegistry::to_json() const {
       j["overflow"] = h.overflow();
       j["total"] = h.total();
     }
-    out[name] = std::move(j);
+    out[entry.name] = std::move(j);
   }
   return out;
 }

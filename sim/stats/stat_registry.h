@@ -1,7 +1,7 @@
 #pragma once
 // Owns every statistic of one simulation under its hierarchical name, with its unit and
 // meaning. Addresses are stable (deque storage), so components keep a reference and update
-// it directly. Writers (JSON here; CSV and others later) read the registry from outside.
+// it directly. A run takes a snapshot at its end (stat_snapshot.h), which its result carries out.
 #include <deque>
 #include <map>
 #include <string>
@@ -10,13 +10,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "sim/stats/stat_snapshot.h"
+#include "sim/stats/stat_unit.h"
 #include "sim/stats/statistic.h"
 
 namespace tessera::sim::stats {
-
-// Units a statistic may carry. Keeping them a closed set means every output column names one.
-enum class Unit { kCount, kEvents, kBytes, kPs, kBytesPerS, kFrac };
-std::string_view unit_suffix(Unit unit);  // "count", "events", "bytes", "ps", "bytes_per_s", "frac"
 
 class StatRegistry {
  public:
@@ -28,7 +26,8 @@ class StatRegistry {
   std::size_t size() const { return index_.size(); }
   bool contains(std::string_view name) const { return index_.find(std::string(name)) != index_.end(); }
 
-  // One object keyed by statistic name, in name order (deterministic output).
+  // Every statistic's value now, in name order (deterministic output).
+  StatSnapshot snapshot() const;
   nlohmann::json to_json() const;
 
  private:

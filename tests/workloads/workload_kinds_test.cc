@@ -3,6 +3,7 @@
 // one Workload interface the program uses.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,26 @@ wl::Workload read(const std::string& system, const std::string& workload) {
   return entry->read(parts.workload, parts.system);
 }
 
+// One small workload of every kind, with the system it runs on.
+struct Case {
+  std::string system, workload;
+  bool has_trace;
+};
+
+std::vector<Case> one_of_each_kind() {
+  return {
+      {"mi300x-8", "{kind: microbench, op: remote_load, bytes: 1 MiB}", false},
+      {"mi300x-1", "{kind: phold, lps: 4, end_time: 1 ns}", false},
+      {"mi300x-8", std::string("{kind: trace, path: ") + TESSERA_TRACE_DATA_DIR + "/two_rank_push.jsonl}", true},
+      {"h200-1", "{kind: gemm, m: 256, n: 256, k: 256}", true},
+      {"mi300x-8", "{kind: ag_gemm, m: 16, n: 256, k: 512, variant: push}", true},
+      {"mi300x-8", "{kind: gemm_all_scatter, m: 256, n: 512, k: 256}", true},
+      {"mi300x-8", "{kind: gemm_all_reduce, m: 256, n: 256, k: 512}", true},
+      {"mi300x-8", "{kind: flash_decode, kv_len_per_rank: 8192, q_heads: 8, kv_heads: 1}", true},
+      {"mi300x-1", "{kind: attention, q_heads: 8, seq_len: 1024}", true},
+  };
+}
+
 }  // namespace
 
 TEST_CASE("every workload kind is registered once, in the order help texts list them") {
@@ -42,21 +63,8 @@ TEST_CASE("every workload kind is registered once, in the order help texts list 
 }
 
 TEST_CASE("each kind reads its map into a Workload that names, describes and traces itself") {
-  struct Case {
-    std::string system, workload;
-    bool has_trace;
-  };
-  const std::vector<Case> cases{
-      {"mi300x-8", "{kind: microbench, op: remote_load, bytes: 1 MiB}", false},
-      {"mi300x-1", "{kind: phold, lps: 4, end_time: 1 ns}", false},
-      {"mi300x-8", std::string("{kind: trace, path: ") + TESSERA_TRACE_DATA_DIR + "/two_rank_push.jsonl}", true},
-      {"h200-1", "{kind: gemm, m: 256, n: 256, k: 256}", true},
-      {"mi300x-8", "{kind: ag_gemm, m: 16, n: 256, k: 512, variant: push}", true},
-      {"mi300x-8", "{kind: gemm_all_scatter, m: 256, n: 512, k: 256}", true},
-      {"mi300x-8", "{kind: gemm_all_reduce, m: 256, n: 256, k: 512}", true},
-      {"mi300x-8", "{kind: flash_decode, kv_len_per_rank: 8192, q_heads: 8, kv_heads: 1}", true},
-      {"mi300x-1", "{kind: attention, q_heads: 8, seq_len: 1024}", true},
-  };
+  const std::vector<Case> cases = one_of_each_kind();
+  CHECK(cases.size() == wl::workload_kinds().size());
   for (const Case& c : cases) {
     CAPTURE(c.workload);
     const wl::Workload w = read(c.system, c.workload);
@@ -66,6 +74,30 @@ TEST_CASE("each kind reads its map into a Workload that names, describes and tra
     CHECK(!w.to_json().contains("kind"));  // the run spec adds it
     const auto parts = tessera::test::read_run_config_text("system: " + c.system + "\nworkload: {kind: phold}\n");
     CHECK(w.trace(parts.system).has_value() == c.has_trace);
+  }
+}
+
+TEST_CASE("each kind gives the schema of its keys: those its Workload describes itself with") {
+  for (const Case& c : one_of_each_kind()) {
+    CAPTURE(c.workload);
+    const wl::Workload w = read(c.system, c.workload);
+    const wl::WorkloadKind* kind = wl::find_workload_kind(w.kind());
+    REQUIRE(kind != nullptr);
+    REQUIRE(kind->schema_json);
+    const nlohmann::json schema = kind->schema_json();
+    REQUIRE(schema.contains("fields"));
+    CHECK(!schema["fields"].empty());
+    std::vector<std::string> schema_keys;
+    for (const nlohmann::json& field : schema["fields"]) {
+      schema_keys.push_back(field.at("key").get<std::string>());
+      CHECK(!field.at("kind").get<std::string>().empty());
+      CHECK(!field.at("doc").get<std::string>().empty());
+    }
+    std::vector<std::string> described_keys;
+    const nlohmann::json described = w.to_json();
+    for (const auto& [key, value] : described.items()) described_keys.push_back(key);
+    std::sort(schema_keys.begin(), schema_keys.end());
+    CHECK(schema_keys == described_keys);  // to_json's keys come sorted
   }
 }
 

@@ -15,7 +15,7 @@ const Workload::Behaviour<MicrobenchParams> kBehaviour{
       return std::nullopt;
     },
     .run = [](const MicrobenchParams& p, const models::SystemSpec& system, const RunContext& context) {
-      return WorkloadOutcome{to_json(run_microbench(system, p, context.limits)), {}};
+      return WorkloadOutcome{to_workload_result(run_microbench(system, p, context.limits)), {}};
     },
 };
 
@@ -25,7 +25,8 @@ WorkloadKind microbench_kind() {
   return {"microbench", "one microbenchmark: stream, L2, remote and all-to-all bandwidth, atomics, flags, launch, copies",
           [](const sim::config::ConfigNode& workload, const models::SystemSpec& system) {
             return Workload("microbench", read_microbench(workload, system), kBehaviour);
-          }};
+          },
+          [] { return microbench_schema().schema_json(); }};
 }
 
 }  // namespace tessera::workloads::microbench

@@ -73,12 +73,16 @@ const sim::config::Schema<MicrobenchParams>& microbench_schema() {
                  "buffer size: per peer for all_load / all_store, the working set for l2_bandwidth")
           .range(1, 1ULL << 46)
           .count("workgroups", &MicrobenchParams::workgroups,
-                 "workgroups per GPU; 0: one per CU for bandwidth ops, 1 for latency ops")
+                 "workgroups per GPU; 0: one per CU (num_dies × compute_units_per_die) for bandwidth ops, 1 for "
+                 "latency ops")
           .range(0, 1 << 24)
-          .bytes("chunk", &MicrobenchParams::chunk_bytes, "bytes a workgroup moves per access (grid-stride loop)")
+          .bytes("chunk", &MicrobenchParams::chunk_bytes,
+                 "bytes a workgroup moves per access: the buffers are cut into chunks that workgroup w of W takes "
+                 "as w, w + W, ... (grid-stride loop)")
           .range(128, 1ULL << 40)
           .count("gpu", &MicrobenchParams::gpu, "the issuing GPU")
-          .count("peer", &MicrobenchParams::peer, "the other GPU of remote_*, flag_pingpong and p2p_copy")
+          .count("peer", &MicrobenchParams::peer,
+                 "the other GPU of remote_*, flag_pingpong and p2p_copy, and the GPU holding the flags of atomic_*")
           .count("iterations", &MicrobenchParams::iterations,
                  "repetitions of latency ops; timed passes of l2_bandwidth")
           .range(1, 1 << 24);

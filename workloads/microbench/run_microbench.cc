@@ -68,6 +68,7 @@ class Bench {
       r.link_class_bytes[std::string(models::topology::to_string(topo.resource(static_cast<models::topology::ResourceId>(id)).resource_class))] += bytes;
     }
     r.memory = machine_.memory().totals();
+    r.statistics = stats_.snapshot();
     return r;
   }
 
@@ -231,35 +232,35 @@ MicrobenchResult run_microbench(const models::SystemSpec& system, const Microben
   return bench->run(limits);
 }
 
-nlohmann::json to_json(const MicrobenchResult& r) {
-  nlohmann::json j;
-  j["op"] = name_of(r.op);
-  j["workgroups_per_gpu"] = r.workgroups;
-  j["makespan_ns"] = static_cast<double>(r.makespan_ps) / 1e3;
-  j["timed_ns"] = static_cast<double>(r.timed_ps) / 1e3;
+WorkloadResult to_workload_result(const MicrobenchResult& r) {
+  WorkloadResult out;
+  out.makespan_ps = r.makespan_ps;
+  out.complete = r.complete;
+  out.stop_reason = r.stop_reason;
+  out.events = r.events;
+  out.wall_s = r.wall_s;
+  Measurement& m = out.measurement.emplace();
+  m.op = name_of(r.op);
+  m.workgroups_per_gpu = r.workgroups;
+  m.timed_ps = r.timed_ps;
   if (r.bandwidth_GBps) {
-    j["counted_bytes_per_gpu"] = r.counted_bytes;
-    j["bandwidth_GBps"] = *r.bandwidth_GBps;
+    m.counted_bytes_per_gpu = r.counted_bytes;
+    m.bandwidth_GBps = r.bandwidth_GBps;
   }
-  if (r.latency_ns) j["latency_ns"] = *r.latency_ns;
-  j["link_class_bytes"] = r.link_class_bytes;
+  m.latency_ns = r.latency_ns;
   // Hit rates of the bytes loaded (local and remote): the L2's share of all loaded bytes, the
-  // MALL's share of what reached the memory side. null when nothing was loaded there.
-  const auto& m = r.memory;
-  const std::uint64_t loaded = m.l2_hit_bytes + m.mall_hit_bytes + m.hbm_read_bytes - m.dma_bytes;
-  const std::uint64_t memory_side = m.mall_hit_bytes + m.hbm_read_bytes - m.dma_bytes;
-  j["l2_hit_rate"] = loaded > 0 ? nlohmann::json(static_cast<double>(m.l2_hit_bytes) / static_cast<double>(loaded)) : nlohmann::json();
-  j["mall_hit_rate"] = memory_side > 0 ? nlohmann::json(static_cast<double>(m.mall_hit_bytes) / static_cast<double>(memory_side))
-                                       : nlohmann::json();
-  j["memory_bytes"] = {{"l2_hit_bytes", r.memory.l2_hit_bytes},         {"mall_hit_bytes", r.memory.mall_hit_bytes},
-                       {"hbm_read_bytes", r.memory.hbm_read_bytes},     {"hbm_write_bytes", r.memory.hbm_write_bytes},
-                       {"remote_load_bytes", r.memory.remote_load_bytes}, {"remote_store_bytes", r.memory.remote_store_bytes},
-                       {"dma_bytes", r.memory.dma_bytes}};
-  j["events"] = r.events;
-  j["wall_s"] = r.wall_s;
-  j["complete"] = r.complete;
-  j["stopped_by"] = r.complete ? nlohmann::json() : nlohmann::json(sim::to_string(r.stop_reason));
-  return j;
+  // MALL's share of what reached the memory side; none when nothing was loaded there.
+  const auto& mem = r.memory;
+  const std::uint64_t loaded = mem.l2_hit_bytes + mem.mall_hit_bytes + mem.hbm_read_bytes - mem.dma_bytes;
+  const std::uint64_t memory_side = mem.mall_hit_bytes + mem.hbm_read_bytes - mem.dma_bytes;
+  Traffic& t = out.traffic.emplace();
+  if (loaded > 0) t.l2_hit_rate = static_cast<double>(mem.l2_hit_bytes) / static_cast<double>(loaded);
+  if (memory_side > 0) t.mall_hit_rate = static_cast<double>(mem.mall_hit_bytes) / static_cast<double>(memory_side);
+  t.link_class_bytes = r.link_class_bytes;
+  out.statistics = r.statistics;
+  t.memory_bytes = MemoryBytes{mem.l2_hit_bytes,      mem.mall_hit_bytes,     mem.hbm_read_bytes, mem.hbm_write_bytes,
+                               mem.remote_load_bytes, mem.remote_store_bytes, mem.dma_bytes};
+  return out;
 }
 
 }  // namespace tessera::workloads::microbench

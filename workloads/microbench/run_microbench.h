@@ -7,13 +7,12 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "models/machine/memory_system.h"
 #include "models/system/system_spec.h"
 #include "sim/core/run_result.h"
 #include "sim/core/tick.h"
 #include "workloads/microbench/microbench_params.h"
+#include "workloads/workload_result.h"
 
 namespace tessera::workloads::microbench {
 
@@ -31,6 +30,7 @@ struct MicrobenchResult {
   double wall_s = 0.0;
   bool complete = true;  // false when a limit stopped the run
   sim::StopReason stop_reason = sim::StopReason::kDrained;
+  sim::stats::StatSnapshot statistics;  // every registered statistic at the end
 };
 
 // Throws std::invalid_argument when the parameters do not fit the system (see
@@ -40,7 +40,7 @@ struct MicrobenchResult {
 MicrobenchResult run_microbench(const models::SystemSpec& system, const MicrobenchParams& params,
                                 const sim::RunLimits& limits = {});
 
-// The summary fields of a result (merged into `tessera run --json`).
-nlohmann::json to_json(const MicrobenchResult& result);
+// The result as every kind reports it (workloads/workload_result.h).
+WorkloadResult to_workload_result(const MicrobenchResult& result);
 
 }  // namespace tessera::workloads::microbench

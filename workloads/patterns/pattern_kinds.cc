@@ -27,7 +27,7 @@ PatternKind kind_of(std::string name, std::string summary, const sim::config::Sc
     }
     return PatternWorkload(name, schema(), std::move(params), make);
   };
-  return PatternKind{std::move(name), std::move(summary), std::move(read)};
+  return PatternKind{std::move(name), std::move(summary), std::move(read), [schema] { return schema().schema_json(); }};
 }
 
 }  // namespace

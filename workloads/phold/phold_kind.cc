@@ -10,13 +10,14 @@ WorkloadOutcome run(PholdParams params, const RunContext& context) {
   params.seed = context.seed;
   params.limits = context.limits;
   const PholdResult r = run_phold_engine(params);
-  return {nlohmann::json{{"complete", r.complete},
-                         {"stopped_by", r.complete ? nlohmann::json() : nlohmann::json(sim::to_string(r.stop_reason))},
-                         {"makespan_ns", static_cast<double>(r.final_time_ps) / 1e3},
-                         {"final_time_ps", r.final_time_ps},
-                         {"events", r.events},
-                         {"wall_s", r.wall_s}},
-          {}};
+  WorkloadResult result;
+  result.makespan_ps = r.final_time_ps;
+  result.complete = r.complete;
+  result.stop_reason = r.stop_reason;
+  result.events = r.events;
+  result.wall_s = r.wall_s;
+  result.final_time_ps = r.final_time_ps;
+  return {std::move(result), {}};
 }
 
 // PHOLD runs on the engine alone: no machine, no trace.
@@ -33,7 +34,8 @@ WorkloadKind phold_kind() {
   return {"phold", "the engine's PHOLD benchmark: events per second of wall time",
           [](const sim::config::ConfigNode& workload, const models::SystemSpec&) {
             return Workload("phold", phold_schema().read(workload, {.extra_keys = {"kind"}}), kBehaviour);
-          }};
+          },
+          [] { return phold_schema().schema_json(); }};
 }
 
 }  // namespace tessera::workloads::phold

@@ -4,6 +4,7 @@
 // pairs, and the utilisation of every link over time. Timelines (timeline.json) and reports
 // are drawn from it; the tax totals themselves are kept without it (see tax_ledger.h), so
 // that attribution costs no memory on long runs.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,6 +26,7 @@ enum class TimeCategory : std::uint8_t {
   kLaunchOverhead,       // launch latency, dispatch, kernel ramp-up and tail
 };
 inline constexpr std::size_t kNumTimeCategories = 7;
+using CategoryTimes = std::array<sim::Tick, kNumTimeCategories>;  // ps per TimeCategory
 
 inline std::string_view to_string(TimeCategory c) {
   switch (c) {

@@ -10,14 +10,13 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "models/system/system_spec.h"
 #include "sim/core/run_result.h"
 #include "sim/core/tick.h"
 #include "workloads/replay/activity_log.h"
 #include "workloads/replay/tax_ledger.h"
 #include "workloads/trace/trace.h"
+#include "workloads/workload_result.h"
 
 namespace tessera::workloads::replay {
 
@@ -33,18 +32,6 @@ struct ReplayOptions {
   // time, as if every intermediate stayed on chip.
   bool ideal_locality = false;
   std::uint64_t max_recorded = 1'000'000;   // slices + flag edges + link samples kept at most (~170 MB of timeline)
-};
-
-struct KernelTiming {
-  std::string name;
-  std::uint32_t rank = 0;
-  std::uint32_t stream = 0;
-  std::uint64_t grid = 0;
-  sim::Tick launch_ps = 0;       // its launch latency starts (stream order honoured)
-  sim::Tick start_ps = 0;        // first workgroup starts
-  sim::Tick end_ps = 0;          // completion (after the end-of-kernel release and teardown)
-  bool completed = false;
-  CategoryTimes times{};         // where [launch_ps, end_ps] went (docs/taxes.md)
 };
 
 struct ReplayResult {
@@ -64,13 +51,12 @@ struct ReplayResult {
   std::uint32_t critical_rank = 0;
   CategoryTimes times{};
   ActivityLog activity;  // empty unless ReplayOptions::record_activity
+  sim::stats::StatSnapshot statistics;  // every registered statistic at the end
 };
 
 // Throws ReplayError for a trace the system cannot run (more ranks than GPUs, buffers beyond
 // HBM, sizes beyond replay_limits.h, an access outside its buffer), before the machine is
 // built for what can be checked up front, and DeadlockError when it cannot finish.
 ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& system, ReplayOptions options = {});
-
-nlohmann::json to_json(const ReplayResult& result);
 
 }  // namespace tessera::workloads::replay

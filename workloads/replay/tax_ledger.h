@@ -31,7 +31,6 @@ namespace tessera::workloads::replay {
 enum class WorkgroupState : std::uint8_t { kNone, kCompute, kMemory, kIntermediate, kRemote, kWait };
 inline constexpr std::size_t kNumWorkgroupStates = 6;
 
-using CategoryTimes = std::array<sim::Tick, kNumTimeCategories>;  // ps per TimeCategory
 
 // Which accesses of which kernel touch intermediates, and which kernels only move data.
 class IntermediateMap {

@@ -11,6 +11,19 @@ using models::machine::AccessKind;
 using models::machine::MemoryAccess;
 using trace::OpKind;
 
+namespace {
+
+// The index of a load's kind in TraceKernel::Live::in_flight.
+std::size_t load_kind_of(WorkgroupState state) {
+  switch (state) {
+    case WorkgroupState::kIntermediate: return 1;
+    case WorkgroupState::kRemote: return 2;
+    default: return 0;  // kMemory
+  }
+}
+
+}  // namespace
+
 TraceKernel::TraceKernel(ReplayContext& context, std::uint32_t kernel_index, const trace::CompiledProgram& program)
     : context_(context),
       kernel_index_(kernel_index),
@@ -75,7 +88,7 @@ void TraceKernel::advance(std::uint32_t handle) {
           retire(handle);
         } else {
           state.waiting_slot = kWaitingAll;
-          enter(handle, wg, WorkgroupState::kMemory);
+          enter(handle, wg, waiting_state(state, kWaitingAll));
         }
         return;
       }
@@ -85,33 +98,34 @@ void TraceKernel::advance(std::uint32_t handle) {
     }
     switch (op.kind) {
       case OpKind::kCompute:
-        if (op.a < 0) fail(handle, fmt::format("negative flops {}", op.a));
-        if (op.a == 0) continue;
+        if (op.flops() < 0) fail(handle, fmt::format("negative flops {}", op.flops()));
+        if (op.flops() == 0) continue;
         enter(handle, wg, WorkgroupState::kCompute);
-        wg.compute(static_cast<double>(op.a), op.dtype, sim::bind<&TraceKernel::on_done>(this), me);
+        wg.compute(static_cast<double>(op.flops()), op.dtype, sim::bind<&TraceKernel::on_done>(this), me);
         return;
       case OpKind::kLoad:
       case OpKind::kLoadAsync:
       case OpKind::kStore:
       case OpKind::kAtomicAddRange: {
-        const std::uint32_t owner = checked_rank(handle, op.a);
+        const std::uint32_t owner = checked_rank(handle, op.rank());
         std::uint64_t address = 0;
-        if (!context_.addresses.resolve(op.buffer, op.b, op.c, address)) {
-          fail(handle, fmt::format("bytes [{}, {}+{}) outside buffer '{}' ({} B)", op.b, op.b, op.c,
+        if (!context_.addresses.resolve(op.buffer, op.offset(), op.bytes(), address)) {
+          fail(handle, fmt::format("bytes [{}, {}+{}) outside buffer '{}' ({} B)", op.offset(), op.offset(), op.bytes(),
                                    context_.trace.buffers.at(op.buffer).name, context_.trace.buffers.at(op.buffer).bytes));
         }
-        if (op.c == 0) continue;
+        if (op.bytes() == 0) continue;
         const AccessKind kind = op.kind == OpKind::kStore            ? AccessKind::kStore
                                 : op.kind == OpKind::kAtomicAddRange ? AccessKind::kAtomicAdd
                                                                      : AccessKind::kLoad;
-        const MemoryAccess access{kind, kernel_.rank, wg.die(), owner, address, static_cast<std::uint64_t>(op.c)};
+        const MemoryAccess access{kind, kernel_.rank, wg.die(), owner, address, static_cast<std::uint64_t>(op.bytes())};
         const WorkgroupState doing = access_state(op, owner);
         if (doing == WorkgroupState::kIntermediate && context_.ideal_locality) continue;
         if (op.kind == OpKind::kLoadAsync) {
-          ++state.in_flight[op.slot];
+          const std::size_t load_kind = load_kind_of(doing);
+          ++state.in_flight[op.slot][load_kind];
           ++state.in_flight_total;
-          state.slot_state[op.slot] = doing;
-          machine.memory().access(access, sim::bind<&TraceKernel::on_async_load_done>(this), {handle, op.slot});
+          machine.memory().access(access, sim::bind<&TraceKernel::on_async_load_done>(this),
+                                  {handle, op.slot * kNumLoadKinds + load_kind});
           continue;
         }
         enter(handle, wg, doing);
@@ -120,10 +134,10 @@ void TraceKernel::advance(std::uint32_t handle) {
       }
       case OpKind::kAtomicAdd:
       case OpKind::kAtomicXchg: {
-        const std::uint32_t home = checked_rank(handle, op.a);
-        const models::sync::FlagRef flag{home, static_cast<std::uint64_t>(op.b)};
+        const std::uint32_t home = checked_rank(handle, op.flag_rank());
+        const models::sync::FlagRef flag{home, static_cast<std::uint64_t>(op.flag_id())};
         const auto access = machine.flag_access(kernel_.rank, wg.die(), home);
-        const auto operand = static_cast<std::uint64_t>(op.c);
+        const auto operand = static_cast<std::uint64_t>(op.value());
         enter(handle, wg, home != kernel_.rank ? WorkgroupState::kRemote : WorkgroupState::kMemory);
         if (op.kind == OpKind::kAtomicAdd) {
           machine.flags().atomic_add(flag, operand, access, sim::bind<&TraceKernel::on_done>(this), handle);
@@ -133,32 +147,34 @@ void TraceKernel::advance(std::uint32_t handle) {
         return;
       }
       case OpKind::kRelease:
-        checked_rank(handle, op.a);
+        checked_rank(handle, op.flag_rank());
         enter(handle, wg, WorkgroupState::kMemory);
         // Make this workgroup's writes visible first (its die's dirty L2 data, where the L2 is
         // private), then store the flag.
         machine.memory().release_die(kernel_.rank, wg.die(), sim::bind<&TraceKernel::on_flushed>(this), me);
         return;
       case OpKind::kWait: {
-        const std::uint32_t home = checked_rank(handle, op.a);
+        const std::uint32_t home = checked_rank(handle, op.flag_rank());
         if (op.buffer != trace::kNoBuffer) {
           std::uint64_t address = 0;
-          if (!context_.addresses.resolve(op.buffer, op.d, op.e, address)) fail(handle, "acquire range outside its buffer");
+          if (!context_.addresses.resolve(op.buffer, op.acquire_offset(), op.acquire_bytes(), address)) fail(handle, "acquire range outside its buffer");
         }
         enter(handle, wg, WorkgroupState::kWait);
-        machine.flags().wait_until({home, static_cast<std::uint64_t>(op.b)}, op.compare, static_cast<std::uint64_t>(op.c),
+        machine.flags().wait_until({home, static_cast<std::uint64_t>(op.flag_id())}, op.compare, static_cast<std::uint64_t>(op.value()),
                                    machine.flag_access(kernel_.rank, wg.die(), home),
                                    sim::bind<&TraceKernel::on_wait_satisfied>(this), handle);
         return;
       }
-      case OpKind::kWaitLoad:
-        if (state.in_flight[op.slot] == 0) continue;
+      case OpKind::kWaitLoad: {
+        const WorkgroupState waiting = waiting_state(state, static_cast<std::int8_t>(op.slot));
+        if (waiting == WorkgroupState::kNone) continue;  // nothing in flight in the slot
         state.waiting_slot = static_cast<std::int8_t>(op.slot);
-        enter(handle, wg, state.slot_state[op.slot]);
+        enter(handle, wg, waiting);
         return;
+      }
       case OpKind::kBarrier: {
         if (op.scope == trace::BarrierScope::kWorkgroup) continue;
-        BarrierTable::Key key{static_cast<std::uint8_t>(op.scope), 0, op.a};
+        BarrierTable::Key key{static_cast<std::uint8_t>(op.scope), 0, op.barrier_id()};
         std::uint64_t expected = kernel_.grid;
         if (op.scope == trace::BarrierScope::kDevice) {
           key.group = kernel_index_;
@@ -187,40 +203,59 @@ void TraceKernel::on_done(const sim::Payload& payload) { advance(static_cast<std
 
 void TraceKernel::on_async_load_done(const sim::Payload& payload) {
   const auto handle = static_cast<std::uint32_t>(payload.a);
-  const auto slot = static_cast<std::size_t>(payload.b);
+  const auto slot = static_cast<std::size_t>(payload.b / kNumLoadKinds);
   Live& state = live_state_[handle];
-  --state.in_flight[slot];
+  --state.in_flight[slot][payload.b % kNumLoadKinds];
   --state.in_flight_total;
-  if (state.waiting_slot == static_cast<std::int8_t>(slot) && state.in_flight[slot] == 0) {
-    state.waiting_slot = kNotWaiting;
-    advance(handle);
-  } else if (state.waiting_slot == kWaitingAll && state.in_flight_total == 0) {
-    state.waiting_slot = kNotWaiting;
-    retire(handle);
+  const bool waits_here = state.waiting_slot == kWaitingAll || state.waiting_slot == static_cast<std::int8_t>(slot);
+  if (!waits_here) return;
+  const WorkgroupState waiting = waiting_state(state, state.waiting_slot);
+  if (waiting != WorkgroupState::kNone) {
+    enter(handle, gpu_.workgroup(handle), waiting);  // e.g. the remote part arrived, a local one has not
+    return;
   }
+  const bool all = state.waiting_slot == kWaitingAll;
+  state.waiting_slot = kNotWaiting;
+  if (all) {
+    retire(handle);
+  } else {
+    advance(handle);
+  }
+}
+
+WorkgroupState TraceKernel::waiting_state(const Live& state, std::int8_t slot) {
+  std::array<std::uint32_t, kNumLoadKinds> counts{};
+  for (std::size_t s = 0; s < trace::kNumLoadSlots; ++s) {
+    if (slot != kWaitingAll && s != static_cast<std::size_t>(slot)) continue;
+    for (std::size_t k = 0; k < kNumLoadKinds; ++k) counts[k] += state.in_flight[s][k];
+  }
+  for (const WorkgroupState kind : {WorkgroupState::kRemote, WorkgroupState::kIntermediate, WorkgroupState::kMemory}) {
+    if (counts[load_kind_of(kind)] > 0) return kind;
+  }
+  return WorkgroupState::kNone;
 }
 
 void TraceKernel::on_flushed(const sim::Payload& payload) {
   const auto handle = static_cast<std::uint32_t>(payload.a);
   const trace::Op& op = live_state_[handle].op;
-  const auto home = static_cast<std::uint32_t>(op.a);
+  const auto home = static_cast<std::uint32_t>(op.flag_rank());
   const auto& wg = gpu_.workgroup(handle);
-  context_.machine.flags().release_store({home, static_cast<std::uint64_t>(op.b)}, static_cast<std::uint64_t>(op.c),
+  context_.machine.flags().release_store({home, static_cast<std::uint64_t>(op.flag_id())}, static_cast<std::uint64_t>(op.value()),
                                          context_.machine.flag_access(kernel_.rank, wg.die(), home));
-  context_.ledger.flag_released(home, static_cast<std::uint64_t>(op.b), kernel_.rank, wg.cu());
+  context_.ledger.flag_released(home, static_cast<std::uint64_t>(op.flag_id()), kernel_.rank, wg.cu());
   advance(handle);
 }
 
 void TraceKernel::on_wait_satisfied(const sim::Payload& payload) {
   const auto handle = static_cast<std::uint32_t>(payload.a);
   const trace::Op& op = live_state_[handle].op;
-  context_.ledger.flag_acquired(static_cast<std::uint32_t>(op.a), static_cast<std::uint64_t>(op.b), kernel_.rank,
+  context_.ledger.flag_acquired(static_cast<std::uint32_t>(op.flag_rank()), static_cast<std::uint64_t>(op.flag_id()), kernel_.rank,
                                 gpu_.workgroup(handle).cu());
   if (op.buffer != trace::kNoBuffer) {
     std::uint64_t address = 0;
-    context_.addresses.resolve(op.buffer, op.d, op.e, address);
+    context_.addresses.resolve(op.buffer, op.acquire_offset(), op.acquire_bytes(), address);
     const auto& wg = gpu_.workgroup(handle);
-    context_.machine.caches(kernel_.rank).acquire(wg.die(), address, static_cast<std::uint64_t>(op.e));
+    context_.machine.caches(kernel_.rank).acquire(wg.die(), address, static_cast<std::uint64_t>(op.acquire_bytes()));
   }
   advance(handle);
 }

@@ -47,15 +47,17 @@ class TraceKernel : public models::compute::WorkgroupBody {
   std::uint64_t live_workgroups() const { return live_; }
 
  private:
+  static constexpr std::size_t kNumLoadKinds = 3;  // kMemory, kIntermediate, kRemote
   struct Live {
     trace::Cursor cursor;
     trace::Op op;  // the operation in progress
     WorkgroupState state = WorkgroupState::kNone;  // what the ledger knows it is doing
     sim::Tick since_ps = 0;
-    // Non-blocking loads in flight, per slot, and what the last one issued in each slot is
-    // (the state a wait for it is charged to).
-    std::array<std::uint32_t, trace::kNumLoadSlots> in_flight{};
-    std::array<WorkgroupState, trace::kNumLoadSlots> slot_state{};
+    // Non-blocking loads in flight, per slot and per kind of access (local, intermediate,
+    // remote): a wait for a slot is charged, instant by instant, to the kind still in flight
+    // that ranks highest (remote, then intermediate, then local), so that a wait for a local
+    // and a remote load together is communication until the remote one arrives.
+    std::array<std::array<std::uint32_t, kNumLoadKinds>, trace::kNumLoadSlots> in_flight{};
     std::uint32_t in_flight_total = 0;
     std::int8_t waiting_slot = kNotWaiting;  // a slot, kWaitingAll (program end) or kNotWaiting
   };
@@ -64,6 +66,8 @@ class TraceKernel : public models::compute::WorkgroupBody {
   // Tells the ledger the workgroup now does `to` (consecutive operations of one kind are one stretch).
   void enter(std::uint32_t handle, const models::compute::WorkgroupContext& wg, WorkgroupState to);
   WorkgroupState access_state(const trace::Op& op, std::uint32_t owner) const;
+  // What a workgroup waiting on `slot` (or on every slot: kWaitingAll) is charged to now.
+  static WorkgroupState waiting_state(const Live& state, std::int8_t slot);
   void advance(std::uint32_t handle);
   // The program has ended and no load is in flight: the workgroup retires.
   void retire(std::uint32_t handle);

@@ -44,7 +44,8 @@ WorkloadKind trace_kind() {
             TraceWorkloadParams params = trace_workload_schema().read(workload, {.extra_keys = {"kind"}});
             params.path = resolve_trace_path(workload.at("path"), params.path);
             return Workload("trace", std::move(params), kBehaviour);
-          }};
+          },
+          [] { return trace_workload_schema().schema_json(); }};
 }
 
 }  // namespace tessera::workloads::replay

@@ -18,6 +18,9 @@ struct CompiledProgram {
   explicit CompiledProgram(const Program& p);
 };
 
+// One operation with every field evaluated. The fields a..e are the instruction's operands in
+// the order the trace format stores them (trace.h); read them through the accessors named for
+// what they mean in each kind of operation.
 struct Op {
   OpKind kind = OpKind::kCompute;
   models::compute::Dtype dtype = models::compute::Dtype::kFp16;
@@ -27,6 +30,23 @@ struct Op {
   std::uint8_t slot = 0;  // load_async, wait_load
   std::int64_t a = 0, b = 0, c = 0, d = 0, e = 0;
   std::uint32_t instr = 0;  // index in the program, for messages
+
+  // compute
+  std::int64_t flops() const { return a; }
+  // load, load_async, store, atomic_add_range: bytes [offset, offset + bytes) of rank's copy of `buffer`
+  std::int64_t rank() const { return a; }
+  std::int64_t offset() const { return b; }
+  std::int64_t bytes() const { return c; }
+  // atomic_add, atomic_xchg, release, wait: the flag (flag_rank, flag_id) and the operand, the
+  // value stored, or the value waited for
+  std::int64_t flag_rank() const { return a; }
+  std::int64_t flag_id() const { return b; }
+  std::int64_t value() const { return c; }
+  // wait: the range of this rank's copy of `buffer` it acquires (kNoBuffer: none)
+  std::int64_t acquire_offset() const { return d; }
+  std::int64_t acquire_bytes() const { return e; }
+  // barrier
+  std::int64_t barrier_id() const { return a; }
 };
 
 class Cursor {

@@ -27,7 +27,7 @@ void prepare_points(const measured::MeasuredSet& set, const std::string& system_
       continue;
     }
     CalibrationPoint p{c, quantity, 0.0, std::nullopt};
-    if (!quantity->tessera_field.empty()) {
+    if (quantity->tessera_figure != measured::TesseraFigure::kNone) {
       if (c->tessera_ranks > r.base.num_gpus) {
         r.unused.push_back({c->display_name, fmt::format("ran on {} GPUs; the system has {}", c->tessera_ranks, r.base.num_gpus)});
         continue;

@@ -22,6 +22,18 @@ constexpr double kEnoughProgress = 1e-6;     // stop when the sum of squares fal
 
 using Parameters = std::vector<double>;
 
+// The figure of a microbenchmark run that predicts a measured quantity.
+std::optional<double> tessera_figure(const run::RunResult& result, measured::TesseraFigure figure) {
+  const std::optional<workloads::Measurement>& m = result.result.measurement;
+  if (!m) return std::nullopt;
+  switch (figure) {
+    case measured::TesseraFigure::kTimedNs: return static_cast<double>(m->timed_ps) / 1e3;
+    case measured::TesseraFigure::kLatencyNs: return m->latency_ns;
+    case measured::TesseraFigure::kNone: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 // The predictions of every (system, point) pair, all run at once.
 std::vector<std::vector<double>> predict_systems(const std::vector<models::SystemSpec>& systems,
                                                  const std::vector<const CalibrationPoint*>& points, unsigned jobs) {
@@ -35,12 +47,11 @@ std::vector<std::vector<double>> predict_systems(const std::vector<models::Syste
     try {
       run::RunSpec spec = *p.run;
       spec.system = systems[s];
-      const nlohmann::json summary = run::run_workload(spec);
-      const auto field = summary.find(p.quantity->tessera_field);
-      if (field == summary.end() || !field->is_number()) {
-        errors[task] = fmt::format("Tessera's summary has no number '{}'", p.quantity->tessera_field);
+      const run::RunResult result = run::run_workload(spec);
+      if (const std::optional<double> figure = tessera_figure(result, p.quantity->tessera_figure)) {
+        out[s][i] = *figure;
       } else {
-        out[s][i] = field->get<double>();
+        errors[task] = fmt::format("Tessera's run has no {}", measured::name_of(p.quantity->tessera_figure));
       }
     } catch (const std::exception& e) {
       errors[task] = e.what();

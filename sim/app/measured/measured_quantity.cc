@@ -16,19 +16,20 @@ using Q = Quantity;
 // "kind: microbench"). Latency cases: per operation against Tessera's latency_ns.
 // matrix_rate's metric names are provisional (the tile-loop case of the suite is in progress):
 // change them here only.
+using TF = TesseraFigure;
 const std::array<CaseQuantity, 14> kCaseQuantities{{
-    {"hbm_stream", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
-    {"l2_bandwidth", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
-    {"remote_load", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
-    {"remote_store", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
-    {"all_load", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
-    {"all_store", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
-    {"p2p_copy", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, "timed_ns"},
-    {"atomic_add", Q::kLatencyNs, {"latency_ns_mean"}, 1.0, "iterations", 1.0, {"latency_ns"}, "latency_ns"},
-    {"atomic_xchg", Q::kLatencyNs, {"latency_ns_mean"}, 1.0, "iterations", 1.0, {"latency_ns"}, "latency_ns"},
+    {"hbm_stream", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, TF::kTimedNs},
+    {"l2_bandwidth", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, TF::kTimedNs},
+    {"remote_load", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, TF::kTimedNs},
+    {"remote_store", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, TF::kTimedNs},
+    {"all_load", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, TF::kTimedNs},
+    {"all_store", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, TF::kTimedNs},
+    {"p2p_copy", Q::kTimeNs, {}, 1.0, {}, 1.0, {}, TF::kTimedNs},
+    {"atomic_add", Q::kLatencyNs, {"latency_ns_mean"}, 1.0, "iterations", 1.0, {"latency_ns"}, TF::kLatencyNs},
+    {"atomic_xchg", Q::kLatencyNs, {"latency_ns_mean"}, 1.0, "iterations", 1.0, {"latency_ns"}, TF::kLatencyNs},
     // One way: an iteration is a round trip.
-    {"flag_pingpong", Q::kLatencyNs, {"latency_ns_mean"}, 1.0, "iterations", 2.0, {"latency_ns"}, "latency_ns"},
-    {"launch_latency", Q::kLatencyNs, {"latency_ns_mean"}, 1.0, "iterations", 1.0, {"latency_ns"}, "latency_ns"},
+    {"flag_pingpong", Q::kLatencyNs, {"latency_ns_mean"}, 1.0, "iterations", 2.0, {"latency_ns"}, TF::kLatencyNs},
+    {"launch_latency", Q::kLatencyNs, {"latency_ns_mean"}, 1.0, "iterations", 1.0, {"latency_ns"}, TF::kLatencyNs},
     {kMatrixRateCase, Q::kFlopsPerSecond, {"matrix_TFLOPs_mean", "tflops_mean", "tflops"}, 1e12, {}, 1.0, {}, {}},
     {kAttentionStepCase, Q::kFlopsPerSecond, {"matrix_TFLOPs_mean"}, 1e12, {}, 1.0, {}, {}},
     // The GEMM K-step's load round trip (ns per step); not a Tessera workload (kstep_fit.cc).
@@ -47,6 +48,15 @@ std::optional<double> positive_metric(const MeasuredCase& r, std::string_view na
 }
 
 }  // namespace
+
+std::string_view name_of(TesseraFigure figure) {
+  switch (figure) {
+    case TesseraFigure::kNone: return "";
+    case TesseraFigure::kTimedNs: return "timed_ns";
+    case TesseraFigure::kLatencyNs: return "latency_ns";
+  }
+  return "";
+}
 
 const CaseQuantity* case_quantity(std::string_view case_name) {
   for (const CaseQuantity& q : kCaseQuantities) {

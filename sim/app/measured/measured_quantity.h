@@ -20,6 +20,15 @@ enum class Quantity {
   kFlopsPerSecond  // an achieved rate (matrix_rate)
 };
 
+// The figures of a Tessera microbenchmark run (workloads::Measurement) a measured quantity is
+// compared with.
+enum class TesseraFigure {
+  kNone,
+  kTimedNs,   // the timed span
+  kLatencyNs  // per operation
+};
+std::string_view name_of(TesseraFigure figure);  // "timed_ns", "latency_ns" (as the run's JSON names them)
+
 struct CaseQuantity {
   std::string_view case_name;
   Quantity quantity;
@@ -31,9 +40,9 @@ struct CaseQuantity {
   double per_iteration_ops = 1.0;
   // Metrics tried last (a latency derived from another statistic than the mean).
   std::vector<std::string_view> fallback_metrics;
-  // The field of Tessera's run summary that predicts it; empty when Tessera has no such
+  // The figure of Tessera's microbenchmark run that predicts it; kNone when Tessera has no such
   // microbenchmark (matrix_rate is compared with the system's peak instead).
-  std::string_view tessera_field;
+  TesseraFigure tessera_figure = TesseraFigure::kNone;
 };
 
 // nullptr for a case no fit reads.

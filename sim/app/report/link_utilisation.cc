@@ -60,24 +60,15 @@ std::vector<UtilisationStep> resample(const std::vector<UtilisationStep>& steps,
 
 }  // namespace
 
-std::map<std::string, std::vector<UtilisationStep>> class_average_utilisation(const nlohmann::json& link_utilisation,
-                                                                               double end_ns, std::size_t max_steps) {
+std::map<std::string, std::vector<UtilisationStep>> class_average_utilisation(
+    const std::vector<workloads::LinkUtilisation>& links, double end_ns, std::size_t max_steps) {
   std::map<std::string, std::vector<Change>> changes;
   std::map<std::string, std::size_t> num_links;
-  if (!link_utilisation.is_array()) return {};
   std::size_t order = 0;
-  for (const nlohmann::json& link : link_utilisation) {
-    if (!link.is_object()) continue;
-    const auto cls = link.find("class");
-    const auto samples = link.find("samples");
-    if (cls == link.end() || !cls->is_string() || samples == link.end() || !samples->is_array()) continue;
-    const std::string name = cls->get<std::string>();
-    const std::size_t index = num_links[name]++;
-    auto& list = changes[name];
-    for (const nlohmann::json& s : *samples) {
-      if (!s.is_array() || s.size() < 2 || !s[0].is_number() || !s[1].is_number()) continue;
-      const double t = s[0].get<double>();
-      const double u = s[1].get<double>();
+  for (const workloads::LinkUtilisation& link : links) {
+    const std::size_t index = num_links[link.link_class]++;
+    auto& list = changes[link.link_class];
+    for (const auto& [t, u] : link.samples) {
       if (!std::isfinite(t) || !std::isfinite(u)) continue;
       list.push_back({t, index, order++, u});
     }

@@ -1,13 +1,11 @@
 #pragma once
-// Link utilisation over time per link class, from a summary's "link_utilisation":
-// [{"link": name, "class": c, "samples": [[t_ns, utilisation_0_to_1], ...]}, ...], where each
-// link's samples are a step function (the value holds from t_ns until the next sample; 0
-// before the first).
+// Link utilisation over time per link class, from a run's per-link series (each a step
+// function: the value holds from its time until the next sample; 0 before the first).
 #include <map>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "workloads/workload_result.h"
 
 namespace tessera::app::report {
 
@@ -18,9 +16,8 @@ struct UtilisationStep {
 
 // The mean over the links of each class, as a step function with strictly increasing times.
 // Long series are averaged into max_steps equal bins over [0, end_ns] (time-weighted), so a
-// chart stays small. Entries that are malformed are skipped.
-std::map<std::string, std::vector<UtilisationStep>> class_average_utilisation(const nlohmann::json& link_utilisation,
-                                                                               double end_ns,
-                                                                               std::size_t max_steps = 1000);
+// chart stays small. Samples that are not finite are skipped.
+std::map<std::string, std::vector<UtilisationStep>> class_average_utilisation(
+    const std::vector<workloads::LinkUtilisation>& links, double end_ns, std::size_t max_steps = 1000);
 
 }  // namespace tessera::app::report

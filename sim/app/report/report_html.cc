@@ -17,7 +17,6 @@
 #include "sim/app/report/series_colours.h"
 #include "sim/app/report/stacked_bar_chart.h"
 #include "sim/app/report/step_chart.h"
-#include "sim/app/report/summary_fields.h"
 
 namespace tessera::app::report {
 namespace {
@@ -48,80 +47,74 @@ pre.config{background:#f7f7f7;border:1px solid #ddd;padding:8px;overflow-x:auto;
 
 
 using Out = std::back_insert_iterator<std::string>;
+using workloads::replay::CategoryTimes;
 
 std::string text_or_dash(const std::optional<std::string>& s) { return s ? html_escape(*s) : "&ndash;"; }
 
-std::string json_scalar_text(const nlohmann::json& summary, std::string_view key) {
-  if (!summary.is_object()) return "&ndash;";
-  const auto it = summary.find(key);
-  if (it == summary.end()) return "&ndash;";
-  if (it->is_string()) return html_escape(it->get<std::string>());
-  return html_escape(it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+// The breakdown along the critical GPU, when the run has one.
+std::optional<CategoryTimes> critical_times(const run::RunResult& r) {
+  if (!r.result.breakdown) return std::nullopt;
+  return r.result.breakdown->times;
 }
 
-std::size_t array_size(const nlohmann::json& summary, std::string_view key) {
-  if (!summary.is_object()) return 0;
-  const auto it = summary.find(key);
-  return it != summary.end() && it->is_array() ? it->size() : 0;
+// The GPUs that ran kernels.
+std::size_t gpus_with_kernels(const run::RunResult& r) {
+  if (!r.result.breakdown) return 0;
+  std::set<std::uint32_t> ranks;
+  for (const workloads::KernelTiming& k : r.result.breakdown->kernels) ranks.insert(k.rank);
+  return ranks.size();
 }
 
-const nlohmann::json* array_at(const nlohmann::json& summary, std::string_view key) {
-  if (!summary.is_object()) return nullptr;
-  const auto it = summary.find(key);
-  return it != summary.end() && it->is_array() ? &*it : nullptr;
-}
-
-StackedBar bar_of(std::string label, std::string run, std::optional<std::uint32_t> rank, const nlohmann::json& scope,
-                  double span_ns) {
+StackedBar bar_of(std::string label, std::string run, std::optional<std::uint32_t> rank,
+                  const std::optional<CategoryTimes>& times, double span_ns) {
   StackedBar bar;
   bar.label = std::move(label);
   bar.run = std::move(run);
   bar.rank = rank;
   bar.span_ns = span_ns;
-  if (has_attribution(scope)) {
-    for (std::size_t i = 0; i < kAllCategories.size(); ++i) bar.parts_ns[i] = category_ns(scope, kAllCategories[i]);
+  if (times) {
+    for (std::size_t i = 0; i < kAllCategories.size(); ++i) bar.parts_ns[i] = run::category_ns(*times, kAllCategories[i]);
   }
   return bar;
 }
 
-void write_title(Out o, const std::vector<LabeledSummary>& runs) {
+void write_title(Out o, const std::vector<LabeledRun>& runs) {
   std::string title = "Tessera report";
   if (runs.size() == 1) {
-    const nlohmann::json& s = runs.front().summary;
-    title += fmt::format(": {} on {}", string_at(s, "workload").value_or("run"), string_at(s, "system").value_or("?"));
+    const run::RunResult& r = runs.front().result;
+    title += fmt::format(": {} on {}", r.workload, r.system);
   } else {
     title += fmt::format(": {} runs", runs.size());
   }
   fmt::format_to(o, "<title>{}</title>\n", html_escape(title));
 }
 
-void write_runs(std::string& out, const std::vector<LabeledSummary>& runs) {
+void write_runs(std::string& out, const std::vector<LabeledRun>& runs) {
   auto o = std::back_inserter(out);
   out += "<section id=\"runs\">\n<h2>Runs</h2>\n<table>\n<tr><th class=\"text\">run</th><th class=\"text\">system</th>"
          "<th class=\"text\">workload</th><th class=\"text\">variant / mapping</th><th>makespan</th><th>GPUs</th>"
          "<th>kernels</th><th>events</th><th>seed</th><th class=\"text\">complete</th><th class=\"text\">tessera</th></tr>\n";
-  for (const LabeledSummary& run : runs) {
-    const nlohmann::json& s = run.summary;
-    std::optional<std::string> variant = string_at(s, "variant");
-    if (!variant) variant = string_at(s, "mapping");
-    const std::optional<double> makespan = number_at(s, "makespan_ns");
+  for (const LabeledRun& run : runs) {
+    const run::RunResult& r = run.result;
+    std::optional<std::string> variant = r.variant();
+    if (!variant) variant = r.mapping();
+    const double makespan = r.makespan_ns();
     fmt::format_to(o,
                    "<tr><td class=\"text\">{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td>"
                    "<td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td></tr>\n",
-                   html_escape(run.label), text_or_dash(string_at(s, "system")), text_or_dash(string_at(s, "workload")),
-                   text_or_dash(variant), makespan ? fmt::format("{:.3f} ns", *makespan) : "",
-                   makespan ? format_duration_ns(*makespan) : "&ndash;", array_size(s, "gpus"), array_size(s, "kernels"),
-                   json_scalar_text(s, "events"), json_scalar_text(s, "seed"), json_scalar_text(s, "complete"),
-                   json_scalar_text(s, "tessera_version"));
+                   html_escape(run.label), html_escape(r.system), html_escape(r.workload), text_or_dash(variant),
+                   fmt::format("{:.3f} ns", makespan), format_duration_ns(makespan), gpus_with_kernels(r),
+                   r.result.breakdown ? r.result.breakdown->kernels.size() : 0, r.result.events, r.seed,
+                   r.result.complete ? "true" : "false", html_escape(r.tessera_version));
   }
   out += "</table>\n";
-  for (const LabeledSummary& run : runs) {
-    const nlohmann::json* zero = array_at(run.summary, "zero_latency_keys");
-    if (zero == nullptr || zero->empty()) continue;
+  for (const LabeledRun& run : runs) {
+    const std::vector<std::string>& zero = run.result.zero_latency_keys;
+    if (zero.empty()) continue;
     std::string keys;
-    for (const nlohmann::json& k : *zero) {
+    for (const std::string& k : zero) {
       if (!keys.empty()) keys += ", ";
-      keys += k.is_string() ? html_escape(k.get<std::string>()) : html_escape(k.dump());
+      keys += html_escape(k);
     }
     fmt::format_to(o, "<p class=\"note\">{}: latencies taken as 0 until calibrated: {}</p>\n", html_escape(run.label), keys);
   }
@@ -177,17 +170,17 @@ void write_parts_table(std::string& out, std::string_view first_header, const st
   out += "</table>\n";
 }
 
-void write_time(std::string& out, const std::vector<LabeledSummary>& runs) {
+void write_time(std::string& out, const std::vector<LabeledRun>& runs) {
   out += "<section id=\"time\">\n<h2>Where the time goes</h2>\n";
   out += "<p class=\"note\">One bar per run; its length is the makespan, its segments the useful work and the three "
          "multi-GPU taxes (hover for values).</p>\n";
   write_legend(out);
   std::vector<StackedBar> bars;
   double scale_ns = 0.0;
-  for (const LabeledSummary& run : runs) {
-    const double makespan = number_at(run.summary, "makespan_ns").value_or(0.0);
+  for (const LabeledRun& run : runs) {
+    const double makespan = run.result.makespan_ns();
     scale_ns = std::max(scale_ns, makespan);
-    bars.push_back(bar_of(run.label, run.label, std::nullopt, run.summary, makespan));
+    bars.push_back(bar_of(run.label, run.label, std::nullopt, critical_times(run.result), makespan));
   }
   out += stacked_bar_chart(bars, scale_ns, "time per run by category");
   write_parts_table(out, "run", bars);
@@ -195,17 +188,15 @@ void write_time(std::string& out, const std::vector<LabeledSummary>& runs) {
 
   out += "<section id=\"gpus\">\n<h2>Per GPU</h2>\n";
   bool any = false;
-  for (const LabeledSummary& run : runs) {
-    const nlohmann::json* per_gpu = array_at(run.summary, "per_gpu");
-    if (per_gpu == nullptr || per_gpu->empty()) continue;
+  for (const LabeledRun& run : runs) {
+    if (!run.result.result.breakdown || run.result.result.breakdown->gpu_times.empty()) continue;
     any = true;
     std::vector<StackedBar> gpu_bars;
-    double gpu_scale_ns = number_at(run.summary, "makespan_ns").value_or(0.0);
-    for (const nlohmann::json& g : *per_gpu) {
-      const std::optional<double> rank = number_at(g, "rank");
-      const auto r = static_cast<std::uint32_t>(std::max(0.0, rank.value_or(0.0)));
-      const double span = number_at(g, "span_ns").value_or(0.0);
-      gpu_bars.push_back(bar_of(fmt::format("GPU {}", r), run.label, r, g, span));
+    const double gpu_scale_ns = run.result.makespan_ns();
+    const std::vector<CategoryTimes>& per_gpu = run.result.result.breakdown->gpu_times;
+    for (std::uint32_t r = 0; r < per_gpu.size(); ++r) {
+      // Each GPU's breakdown covers [0, makespan].
+      gpu_bars.push_back(bar_of(fmt::format("GPU {}", r), run.label, r, per_gpu[r], gpu_scale_ns));
     }
     fmt::format_to(std::back_inserter(out), "<h3>{}</h3>\n", html_escape(run.label));
     out += stacked_bar_chart(gpu_bars, gpu_scale_ns, run.label + ": time per GPU by category");
@@ -225,32 +216,31 @@ std::string rate_cell(std::optional<double> rate) {
   return fmt::format("<td style=\"background:{}\">{}</td>", heat_colour(*rate), format_percent(*rate));
 }
 
-void write_caches(std::string& out, const std::vector<LabeledSummary>& runs) {
+void write_caches(std::string& out, const std::vector<LabeledRun>& runs) {
   auto o = std::back_inserter(out);
   out += "<section id=\"caches\">\n<h2>Cache hit rates</h2>\n<table class=\"heat\">\n"
          "<tr><th class=\"text\">run</th><th>L2 (all XCDs)</th><th>MALL</th></tr>\n";
-  for (const LabeledSummary& run : runs) {
+  for (const LabeledRun& run : runs) {
+    const std::optional<workloads::Traffic>& traffic = run.result.result.traffic;
     fmt::format_to(o, "<tr><td class=\"text\">{}</td>{}{}</tr>\n", html_escape(run.label),
-                   rate_cell(number_at(run.summary, "l2_hit_rate")), rate_cell(number_at(run.summary, "mall_hit_rate")));
+                   rate_cell(traffic ? traffic->l2_hit_rate : std::nullopt),
+                   rate_cell(traffic ? traffic->mall_hit_rate : std::nullopt));
   }
   out += "</table>\n";
-  for (const LabeledSummary& run : runs) {
-    const nlohmann::json* per_xcd = array_at(run.summary, "l2_hit_rate_per_xcd");
-    if (per_xcd == nullptr || per_xcd->empty()) continue;
+  for (const LabeledRun& run : runs) {
+    const std::optional<workloads::Traffic>& traffic = run.result.result.traffic;
+    if (!traffic || !traffic->l2_hit_rate_per_xcd || traffic->l2_hit_rate_per_xcd->empty()) continue;
+    const auto& per_xcd = *traffic->l2_hit_rate_per_xcd;
     std::size_t num_xcds = 0;
-    for (const nlohmann::json& row : *per_xcd) num_xcds = std::max(num_xcds, row.is_array() ? row.size() : 0);
+    for (const auto& row : per_xcd) num_xcds = std::max(num_xcds, row.size());
     fmt::format_to(o, "<h3>{}: L2 hit rate per XCD</h3>\n<table class=\"heat\">\n<tr><th class=\"text\">GPU</th>",
                    html_escape(run.label));
     for (std::size_t x = 0; x < num_xcds; ++x) fmt::format_to(o, "<th>XCD {}</th>", x);
     out += "</tr>\n";
-    for (std::size_t r = 0; r < per_xcd->size(); ++r) {
-      const nlohmann::json& row = (*per_xcd)[r];
+    for (std::size_t r = 0; r < per_xcd.size(); ++r) {
+      const auto& row = per_xcd[r];
       fmt::format_to(o, "<tr><td class=\"text\">GPU {}</td>", r);
-      for (std::size_t x = 0; x < num_xcds; ++x) {
-        std::optional<double> v;
-        if (row.is_array() && x < row.size() && row[x].is_number()) v = row[x].get<double>();
-        out += rate_cell(v);
-      }
+      for (std::size_t x = 0; x < num_xcds; ++x) out += rate_cell(x < row.size() ? row[x] : std::nullopt);
       out += "</tr>\n";
     }
     out += "</table>\n";
@@ -258,13 +248,21 @@ void write_caches(std::string& out, const std::vector<LabeledSummary>& runs) {
   out += "<p class=\"note\">&ndash;: nothing was loaded there.</p>\n</section>\n";
 }
 
-void write_link_bytes(std::string& out, const std::vector<LabeledSummary>& runs) {
+// The bytes a run moved over one link class, when it recorded any.
+std::optional<double> class_bytes(const run::RunResult& r, const std::string& link_class) {
+  if (!r.result.traffic) return std::nullopt;
+  const auto& bytes = r.result.traffic->link_class_bytes;
+  const auto it = bytes.find(link_class);
+  if (it == bytes.end()) return std::nullopt;
+  return static_cast<double>(it->second);
+}
+
+void write_link_bytes(std::string& out, const std::vector<LabeledRun>& runs) {
   auto o = std::back_inserter(out);
   std::set<std::string> classes;
-  for (const LabeledSummary& run : runs) {
-    const auto& s = run.summary;
-    if (!s.is_object() || !s.contains("link_class_bytes") || !s["link_class_bytes"].is_object()) continue;
-    for (const auto& [name, bytes] : s["link_class_bytes"].items()) classes.insert(name);
+  for (const LabeledRun& run : runs) {
+    if (!run.result.result.traffic) continue;
+    for (const auto& [name, bytes] : run.result.result.traffic->link_class_bytes) classes.insert(name);
   }
   out += "<section id=\"link-bytes\">\n<h2>Bytes per link class</h2>\n";
   if (classes.empty()) {
@@ -272,15 +270,12 @@ void write_link_bytes(std::string& out, const std::vector<LabeledSummary>& runs)
     return;
   }
   out += "<table>\n<tr><th class=\"text\">link class</th>";
-  for (const LabeledSummary& run : runs) fmt::format_to(o, "<th>{}</th>", html_escape(run.label));
+  for (const LabeledRun& run : runs) fmt::format_to(o, "<th>{}</th>", html_escape(run.label));
   out += "</tr>\n";
   for (const std::string& name : classes) {
     fmt::format_to(o, "<tr><td class=\"text\">{}</td>", html_escape(name));
-    for (const LabeledSummary& run : runs) {
-      const nlohmann::json* bytes_by_class =
-          run.summary.is_object() && run.summary.contains("link_class_bytes") ? &run.summary["link_class_bytes"] : nullptr;
-      const std::optional<double> bytes = bytes_by_class ? number_at(*bytes_by_class, name) : std::nullopt;
-      if (bytes) {
+    for (const LabeledRun& run : runs) {
+      if (const std::optional<double> bytes = class_bytes(run.result, name)) {
         fmt::format_to(o, "<td title=\"{:.0f} bytes\">{}</td>", *bytes, format_bytes(*bytes));
       } else {
         out += "<td class=\"na\">&ndash;</td>";
@@ -291,17 +286,17 @@ void write_link_bytes(std::string& out, const std::vector<LabeledSummary>& runs)
   out += "</table>\n</section>\n";
 }
 
-void write_utilisation(std::string& out, const std::vector<LabeledSummary>& runs) {
+void write_utilisation(std::string& out, const std::vector<LabeledRun>& runs) {
   auto o = std::back_inserter(out);
   out += "<section id=\"utilisation\">\n<h2>Link utilisation over time</h2>\n";
   std::map<std::string, std::vector<StepLine>> lines_by_class;
   double x_max_ns = 0.0;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    const nlohmann::json& s = runs[i].summary;
-    if (!s.is_object() || !s.contains("link_utilisation")) continue;
-    const double makespan = number_at(s, "makespan_ns").value_or(0.0);
+    const std::optional<workloads::Traffic>& traffic = runs[i].result.result.traffic;
+    if (!traffic || traffic->link_utilisation.empty()) continue;
+    const double makespan = runs[i].result.makespan_ns();
     x_max_ns = std::max(x_max_ns, makespan);
-    for (auto& [cls, steps] : class_average_utilisation(s["link_utilisation"], makespan)) {
+    for (auto& [cls, steps] : class_average_utilisation(traffic->link_utilisation, makespan)) {
       lines_by_class[cls].push_back({runs[i].label, std::string(series_colour(i)), makespan, std::move(steps)});
     }
   }
@@ -313,7 +308,7 @@ void write_utilisation(std::string& out, const std::vector<LabeledSummary>& runs
   out += "<p class=\"note\">The mean utilisation over the links of each class, as a step function of simulated time.</p>\n"
          "<ul class=\"legend\">\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (!runs[i].summary.is_object() || !runs[i].summary.contains("link_utilisation")) continue;
+    if (!runs[i].result.result.traffic || runs[i].result.result.traffic->link_utilisation.empty()) continue;
     fmt::format_to(o, "<li><span class=\"swatch\" style=\"background:{}\"></span>{}</li>\n",
                    series_colour(i), html_escape(runs[i].label));
   }
@@ -325,10 +320,10 @@ void write_utilisation(std::string& out, const std::vector<LabeledSummary>& runs
   out += "</section>\n";
 }
 
-void write_configs(std::string& out, const std::vector<LabeledSummary>& runs) {
+void write_configs(std::string& out, const std::vector<LabeledRun>& runs) {
   auto o = std::back_inserter(out);
   out += "<section id=\"config\">\n<h2>Configs</h2>\n";
-  for (const LabeledSummary& run : runs) {
+  for (const LabeledRun& run : runs) {
     fmt::format_to(o, "<h3>{}</h3>\n", html_escape(run.label));
     if (run.config_yaml.empty()) {
       out += "<p class=\"note\">(no config recorded)</p>\n";
@@ -341,7 +336,7 @@ void write_configs(std::string& out, const std::vector<LabeledSummary>& runs) {
 
 }  // namespace
 
-std::string report_html(const std::vector<LabeledSummary>& runs) {
+std::string report_html(const std::vector<LabeledRun>& runs) {
   std::string out;
   auto o = std::back_inserter(out);
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

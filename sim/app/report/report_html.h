@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/app/report/labeled_summary.h"
+#include "sim/app/report/labeled_run.h"
 
 namespace tessera::app::report {
 
-std::string report_html(const std::vector<LabeledSummary>& runs);
+std::string report_html(const std::vector<LabeledRun>& runs);
 
 }  // namespace tessera::app::report

@@ -6,10 +6,11 @@
 #include <fmt/format.h>
 
 #include "sim/app/report/category_style.h"
-#include "sim/app/report/summary_fields.h"
 
 namespace tessera::app::report {
 namespace {
+
+using workloads::replay::CategoryTimes;
 
 // RFC 4180: quote a field that holds a separator, a quote or a line break.
 std::string csv_field(std::string_view text) {
@@ -30,13 +31,8 @@ std::string csv_number(std::optional<double> v) {
   return s;
 }
 
-std::string csv_rank(const nlohmann::json& scope) {
-  const std::optional<double> r = number_at(scope, "rank");
-  return r ? fmt::format("{}", static_cast<long long>(*r)) : "";
-}
-
 void append_row(std::string& out, const std::string& run, std::string_view scope, const std::string& rank,
-                const std::string& kernel, std::optional<double> span_ns, const nlohmann::json* parts) {
+                const std::string& kernel, double span_ns, const CategoryTimes* parts) {
   out += csv_field(run);
   out += ',';
   out += scope;
@@ -48,36 +44,29 @@ void append_row(std::string& out, const std::string& run, std::string_view scope
   out += csv_number(span_ns);
   for (TimeCategory c : kAllCategories) {
     out += ',';
-    if (parts != nullptr) out += csv_number(category_ns(*parts, c));
+    if (parts != nullptr) out += csv_number(run::category_ns(*parts, c));
   }
   out += '\n';
 }
 
-std::optional<double> kernel_span_ns(const nlohmann::json& k) {
-  const std::optional<double> launch = number_at(k, "launch_ns");
-  const std::optional<double> end = number_at(k, "end_ns");
-  if (!launch || !end) return std::nullopt;
-  return *end - *launch;
-}
-
 }  // namespace
 
-std::string taxes_csv(const std::vector<LabeledSummary>& runs) {
+std::string taxes_csv(const std::vector<LabeledRun>& runs) {
   std::string out = "run,scope,rank,kernel,span_ns";
   for (TimeCategory c : kAllCategories) out += fmt::format(",{}_ns", workloads::replay::to_string(c));
   out += '\n';
-  for (const LabeledSummary& run : runs) {
-    const nlohmann::json& s = run.summary;
-    const bool attributed = s.is_object() && s.contains("taxes_ns");
-    append_row(out, run.label, "total", "", "", number_at(s, "makespan_ns"), attributed ? &s : nullptr);
-    if (!attributed) continue;
-    if (const auto it = s.find("per_gpu"); it != s.end() && it->is_array()) {
-      for (const nlohmann::json& g : *it) append_row(out, run.label, "gpu", csv_rank(g), "", number_at(g, "span_ns"), &g);
+  for (const LabeledRun& run : runs) {
+    const run::RunResult& r = run.result;
+    const std::optional<workloads::Breakdown>& b = r.result.breakdown;
+    append_row(out, run.label, "total", "", "", r.makespan_ns(), b ? &b->times : nullptr);
+    if (!b) continue;
+    // Each GPU's breakdown covers [0, makespan].
+    for (std::uint32_t rank = 0; rank < b->gpu_times.size(); ++rank) {
+      append_row(out, run.label, "gpu", std::to_string(rank), "", r.makespan_ns(), &b->gpu_times[rank]);
     }
-    if (const auto it = s.find("kernels"); it != s.end() && it->is_array()) {
-      for (const nlohmann::json& k : *it) {
-        append_row(out, run.label, "kernel", csv_rank(k), string_at(k, "name").value_or(""), kernel_span_ns(k), &k);
-      }
+    for (const workloads::KernelTiming& k : b->kernels) {
+      append_row(out, run.label, "kernel", std::to_string(k.rank), k.name,
+                 static_cast<double>(k.end_ps) / 1e3 - static_cast<double>(k.launch_ps) / 1e3, &k.times);
     }
   }
   return out;

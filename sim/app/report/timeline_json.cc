@@ -19,7 +19,6 @@
 
 #include "sim/core/tick.h"
 #include "sim/app/report/category_style.h"
-#include "sim/app/report/summary_fields.h"
 
 namespace tessera::app::report {
 namespace {
@@ -62,17 +61,6 @@ void append_uint(std::string& out, std::uint64_t v) {
   out.append(buf, end);
 }
 
-Tick ps_from_ns(std::optional<double> ns) {
-  if (!ns || !(*ns > 0)) return 0;
-  return static_cast<Tick>(std::llround(*ns * 1e3));
-}
-
-std::uint32_t uint_at(const nlohmann::json& obj, std::string_view key) {
-  const std::optional<double> v = number_at(obj, key);
-  if (!v || *v < 0 || *v > std::numeric_limits<std::uint32_t>::max()) return 0;
-  return static_cast<std::uint32_t>(*v);
-}
-
 struct KernelRow {
   std::string name;
   std::uint32_t rank = 0;
@@ -83,24 +71,25 @@ struct KernelRow {
   nlohmann::json args;
 };
 
-std::vector<KernelRow> read_kernels(const nlohmann::json& summary) {
+std::vector<KernelRow> read_kernels(const run::RunResult& result) {
   std::vector<KernelRow> rows;
-  const auto it = summary.is_object() ? summary.find("kernels") : summary.end();
-  if (!summary.is_object() || it == summary.end() || !it->is_array()) return rows;
-  for (std::size_t i = 0; i < it->size(); ++i) {
-    const nlohmann::json& k = (*it)[i];
+  if (!result.result.breakdown) return rows;
+  const std::vector<workloads::KernelTiming>& kernels = result.result.breakdown->kernels;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const workloads::KernelTiming& k = kernels[i];
     KernelRow row;
-    row.name = string_at(k, "name").value_or(fmt::format("kernel {}", i));
-    row.rank = uint_at(k, "rank");
-    row.stream = uint_at(k, "stream");
-    row.launch_ps = ps_from_ns(number_at(k, "launch_ns"));
-    row.start_ps = std::max(row.launch_ps, ps_from_ns(number_at(k, "start_ns")));
-    row.end_ps = std::max(row.start_ps, ps_from_ns(number_at(k, "end_ns")));
+    row.name = k.name;
+    row.rank = k.rank;
+    row.stream = k.stream;
+    row.launch_ps = k.launch_ps;
+    row.start_ps = std::max(row.launch_ps, k.start_ps);
+    row.end_ps = std::max(row.start_ps, k.end_ps);
     row.args = nlohmann::json::object();
     row.args["kernel_index"] = i;
-    for (const char* key : {"grid", "completed", "taxes_ns", "work_ns"}) {
-      if (k.is_object() && k.contains(key)) row.args[key] = k[key];
-    }
+    row.args["grid"] = k.grid;
+    row.args["completed"] = k.completed;
+    row.args["taxes_ns"] = run::category_times_json(k.times, true);
+    row.args["work_ns"] = run::category_times_json(k.times, false);
     rows.push_back(std::move(row));
   }
   return rows;
@@ -141,8 +130,8 @@ struct CounterSeries {
 
 class TimelineWriter {
  public:
-  TimelineWriter(const nlohmann::json& summary, const ActivityLog& log)
-      : summary_(summary), log_(log), kernels_(read_kernels(summary)) {
+  TimelineWriter(const run::RunResult& result, const ActivityLog& log)
+      : result_(result), log_(log), kernels_(read_kernels(result)) {
     for (const KernelRow& k : kernels_) kernel_names_json_.push_back(json_string(k.name));
     for (std::size_t i = 0; i < kAllCategories.size(); ++i) {
       category_names_json_[static_cast<std::size_t>(kAllCategories[i])] = json_string(workloads::replay::to_string(kAllCategories[i]));
@@ -164,10 +153,6 @@ class TimelineWriter {
   std::uint32_t pid_of_rank(std::uint32_t rank) const { return rank + 1; }
 
   void collect_ranks() {
-    if (const auto it = summary_.is_object() ? summary_.find("gpus") : summary_.end();
-        summary_.is_object() && it != summary_.end() && it->is_array()) {
-      for (const nlohmann::json& g : *it) ranks_.insert(uint_at(g, "rank"));
-    }
     for (const KernelRow& k : kernels_) ranks_.insert(k.rank);
     for (const WorkgroupSlice& s : log_.slices) ranks_.insert(s.rank);
     for (const FlagEdge& f : log_.flags) {
@@ -423,9 +408,13 @@ class TimelineWriter {
   nlohmann::json metadata() const {
     nlohmann::json m = nlohmann::json::object();
     m["generator"] = "tessera";
-    for (const char* key : {"tessera_version", "system", "workload", "variant", "mapping", "makespan_ns", "complete"}) {
-      if (summary_.is_object() && summary_.contains(key)) m[key] = summary_[key];
-    }
+    m["tessera_version"] = result_.tessera_version;
+    m["system"] = result_.system;
+    m["workload"] = result_.workload;
+    if (const auto variant = result_.variant()) m["variant"] = *variant;
+    if (const auto mapping = result_.mapping()) m["mapping"] = *mapping;
+    m["makespan_ns"] = result_.makespan_ns();
+    m["complete"] = result_.result.complete;
     m["time_unit"] = "ts and dur are microseconds; their six decimals resolve picoseconds";
     m["activity_truncated"] = log_.truncated;
     if (log_.truncated) {
@@ -499,7 +488,7 @@ class TimelineWriter {
     return std::move(out_);
   }
 
-  const nlohmann::json& summary_;
+  const run::RunResult& result_;
   const ActivityLog& log_;
   std::vector<KernelRow> kernels_;
   std::vector<std::string> kernel_names_json_;  // escaped once: workgroup slices repeat them
@@ -526,8 +515,8 @@ class TimelineWriter {
 
 }  // namespace
 
-std::string timeline_json(const nlohmann::json& summary, const workloads::replay::ActivityLog& log) {
-  return TimelineWriter(summary, log).write();
+std::string timeline_json(const run::RunResult& result, const workloads::replay::ActivityLog& log) {
+  return TimelineWriter(result, log).write();
 }
 
 }  // namespace tessera::app::report

@@ -4,7 +4,7 @@
 //
 // Layout: a process per GPU ("GPU r") holding
 //   - a track per stream, "kernels (stream s)": each kernel's launch latency ("launch") and
-//     its execution (named after the kernel), from summary["kernels"];
+//     its execution (named after the kernel), from the result's breakdown;
 //   - a counter per XCD, "XCD d busy_slots": how many workgroup slots are occupied;
 //   - a track per occupied workgroup slot, "XCD d / CU c" (+ " slot s" for s > 0): the
 //     workgroup slices of the activity log, named and coloured by time category;
@@ -14,15 +14,16 @@
 // Timestamps are microseconds with six decimals, so picoseconds print exactly. Slices that
 // would overlap on one track (never for a correct activity log) go to extra tracks named
 // "... (overlap k)", because trace viewers mis-draw partially overlapping slices.
-// The output depends only on the inputs: the same summary and log give the same bytes.
+// The output depends only on the inputs: the same result and log give the same bytes.
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "sim/app/run/run_result.h"
 #include "workloads/replay/activity_log.h"
 
 namespace tessera::app::report {
 
-std::string timeline_json(const nlohmann::json& summary, const workloads::replay::ActivityLog& log);
+std::string timeline_json(const run::RunResult& result, const workloads::replay::ActivityLog& log);
 
 }  // namespace tessera::app::report

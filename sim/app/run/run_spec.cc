@@ -17,15 +17,6 @@ using sim::config::ConfigError;
 using sim::config::ConfigNode;
 using sim::config::Schema;
 
-const Schema<RunOptions>& options_schema() {
-  static const Schema<RunOptions> s =
-      Schema<RunOptions>("run", "a run of one workload on one system")
-          .count("seed", &RunOptions::seed, "seed of every random draw in the run")
-          .count("max_events", &RunOptions::max_events, "stop after this many events (result marked incomplete)")
-          .min(1);
-  return s;
-}
-
 // The workload's kind, from the registry; an unknown name is an error with the nearest kind.
 const workloads::WorkloadKind& read_kind(const ConfigNode& workload) {
   std::vector<std::string> names;
@@ -43,10 +34,21 @@ const workloads::WorkloadKind& read_kind(const ConfigNode& workload) {
 
 }  // namespace
 
+const Schema<RunOptions>& run_options_schema() {
+  static const Schema<RunOptions> s =
+      Schema<RunOptions>("run", "a run of one workload on one system")
+          .count("seed", &RunOptions::seed, "seed of every random draw in the run (`tessera run --seed` overrides)")
+          .count("max_events", &RunOptions::max_events,
+                 "stop after this many events; the result is marked incomplete (`tessera run --max-events` "
+                 "overrides)")
+          .min(1);
+  return s;
+}
+
 RunSpec read_run_spec(const ConfigNode& root) {
   if (!root.is_map()) throw ConfigError(root, fmt::format("expected a run config map, got {}", root.kind_name()));
   RunSpec spec;
-  options_schema().read_into(root, spec.options, {.extra_keys = {"system", "workload"}});
+  run_options_schema().read_into(root, spec.options, {.extra_keys = {"system", "workload"}});
   spec.system = models::system_schema().read(root.at("system"), {.extra_keys = {"base", "include"}});
   const ConfigNode& workload = root.at("workload");
   if (!workload.is_map()) throw ConfigError(workload, fmt::format("expected a workload map, got {}", workload.kind_name()));
@@ -55,7 +57,7 @@ RunSpec read_run_spec(const ConfigNode& root) {
 }
 
 std::string describe_yaml(const RunSpec& spec) {
-  std::string out = options_schema().to_yaml(spec.options);
+  std::string out = run_options_schema().to_yaml(spec.options);
   out += "system:\n" + models::system_schema().to_yaml(spec.system, 2);
   out += fmt::format("workload:\n  kind: {}\n", spec.workload.kind());
   out += spec.workload.to_yaml(2);
@@ -63,7 +65,7 @@ std::string describe_yaml(const RunSpec& spec) {
 }
 
 nlohmann::json describe_json(const RunSpec& spec) {
-  nlohmann::json j = options_schema().to_json(spec.options);
+  nlohmann::json j = run_options_schema().to_json(spec.options);
   j["system"] = models::system_schema().to_json(spec.system);
   nlohmann::json workload = spec.workload.to_json();
   workload["kind"] = spec.workload.kind();

@@ -12,6 +12,7 @@
 
 #include "models/system/system_spec.h"
 #include "sim/config/config_node.h"
+#include "sim/config/schema.h"
 #include "workloads/workload.h"
 
 namespace tessera::app::run {
@@ -31,6 +32,9 @@ struct RunSpec {
   workloads::Workload workload;  // of any registered kind (workloads/workload_kinds.h)
   RunOptions options;
 };
+
+// The top-level keys of a run config besides system: and workload: (`seed`, `max_events`).
+const sim::config::Schema<RunOptions>& run_options_schema();
 
 // Reads a loaded run config (system: already resolved to a map, overrides applied).
 // Throws config::ConfigError naming file, line and key.

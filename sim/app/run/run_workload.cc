@@ -1,7 +1,5 @@
 #include "sim/app/run/run_workload.h"
 
-#include <nlohmann/json.hpp>
-
 #include "sim/app/run/version.h"
 
 namespace tessera::app::run {
@@ -23,31 +21,24 @@ sim::RunLimits limits_of(const RunOptions& options) {
 
 std::optional<workloads::trace::Trace> trace_of(const RunSpec& spec) { return spec.workload.trace(spec.system); }
 
-nlohmann::json run_workload(const RunSpec& spec) { return run_workload(spec, false).summary; }
+RunResult run_workload(const RunSpec& spec) { return run_workload(spec, false).result; }
 
 RunOutcome run_workload(const RunSpec& spec, bool record_activity) {
   RunOutcome out;
-  nlohmann::json& s = out.summary;
-  s["tessera_version"] = kVersion;
-  s["system"] = spec.system.name;
-  s["workload"] = spec.workload.kind();
-  s["seed"] = spec.options.seed;
-  // Every workload parameter, defaults filled in; the variant or mapping also on top, for tables.
-  const nlohmann::json parameters = describe_json(spec)["workload"];
-  s["workload_parameters"] = parameters;
-  for (const char* key : {"variant", "mapping"}) {
-    if (parameters.contains(key)) s[key] = parameters[key];
-  }
+  RunResult& r = out.result;
+  r.tessera_version = kVersion;
+  r.system = spec.system.name;
+  r.workload = spec.workload.kind();
+  r.seed = spec.options.seed;
+  r.workload_parameters = describe_json(spec)["workload"];  // every parameter, defaults filled in
   const workloads::RunContext context{.limits = limits_of(spec.options),
                                       .seed = spec.options.seed,
                                       .record_activity = record_activity,
                                       .ideal_locality = spec.options.ideal_locality};
   workloads::WorkloadOutcome outcome = spec.workload.run(spec.system, context);
-  s.update(outcome.summary);
+  r.result = std::move(outcome.result);
   out.activity = std::move(outcome.activity);
-  s["zero_latency_keys"] = models::zero_latency_keys(spec.system);
-  const double wall_s = s["wall_s"].get<double>();
-  s["wall_events_per_s"] = wall_s > 0 ? static_cast<double>(s["events"].get<std::uint64_t>()) / wall_s : 0.0;
+  r.zero_latency_keys = models::zero_latency_keys(spec.system);
   return out;
 }
 

@@ -6,25 +6,23 @@
 
 namespace tessera::app::run {
 
-std::optional<std::string> stop_message(const nlohmann::json& summary, const RunOptions& options) {
-  if (summary.value("complete", true)) return std::nullopt;
-  const std::string reason = summary.value("stopped_by", nlohmann::json()).is_string()
-                                 ? summary["stopped_by"].get<std::string>()
-                                 : std::string("unknown");
+std::optional<std::string> stop_message(const RunResult& result, const RunOptions& options) {
+  if (result.result.complete) return std::nullopt;
   std::string limit;
-  if (reason == "event_limit") {
-    limit = fmt::format("--max-events ({})", options.max_events ? std::to_string(*options.max_events) : "?");
-  } else if (reason == "wall_limit") {
-    limit = fmt::format("--max-wall ({})", options.max_wall ? sim::config::format_time_ps(static_cast<sim::Tick>(
-                                                                  options.max_wall->count()) * sim::kPsPerNs)
-                                                            : "?");
-  } else if (reason == "interrupted") {
-    limit = "an interrupt (SIGINT or SIGTERM)";
-  } else {
-    limit = reason;
+  switch (result.result.stop_reason) {
+    case sim::StopReason::kEventLimit:
+      limit = fmt::format("--max-events ({})", options.max_events ? std::to_string(*options.max_events) : "?");
+      break;
+    case sim::StopReason::kWallLimit:
+      limit = fmt::format("--max-wall ({})", options.max_wall ? sim::config::format_time_ps(static_cast<sim::Tick>(
+                                                                    options.max_wall->count()) * sim::kPsPerNs)
+                                                              : "?");
+      break;
+    case sim::StopReason::kInterrupted: limit = "an interrupt (SIGINT or SIGTERM)"; break;
+    default: limit = sim::to_string(result.result.stop_reason); break;
   }
   return fmt::format("stopped by {} after {} events at {:.3f} us of simulated time; the result is incomplete", limit,
-                     summary.value("events", std::uint64_t{0}), summary.value("makespan_ns", 0.0) / 1e3);
+                     result.result.events, result.makespan_ns() / 1e3);
 }
 
 }  // namespace tessera::app::run

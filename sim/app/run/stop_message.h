@@ -4,15 +4,14 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "sim/app/run/run_result.h"
 #include "sim/app/run/run_spec.h"
 
 namespace tessera::app::run {
 
-// Why a run summary is incomplete, naming the limit as the user set it ("stopped by --max-wall
+// Why a run is incomplete, naming the limit as the user set it ("stopped by --max-wall
 // (30 s) after 123456 events at 12.345 us of simulated time; the result is incomplete"), or
 // nullopt for a complete run.
-std::optional<std::string> stop_message(const nlohmann::json& summary, const RunOptions& options);
+std::optional<std::string> stop_message(const RunResult& result, const RunOptions& options);
 
 }  // namespace tessera::app::run

@@ -26,7 +26,7 @@ std::optional<double> ComparisonRow::delta_pct() const {
   return 100 * (*b_ns - *a_ns) / *a_ns;
 }
 
-std::vector<ComparisonRow> compare_summaries(const nlohmann::json& a, const nlohmann::json& b) {
+std::vector<ComparisonRow> compare_runs(const run::RunResult& a, const run::RunResult& b) {
   const SummaryMetrics ma = metrics_of(a);
   const SummaryMetrics mb = metrics_of(b);
   std::vector<ComparisonRow> rows;

@@ -1,12 +1,14 @@
 #pragma once
 // How the makespan and each of its parts (work kinds and taxes) change from run A to run B,
-// for `tessera compare`. Only what the summaries hold is compared: microbenchmark summaries
-// have a makespan but no breakdown.
+// for `tessera compare`. Only what the runs hold is compared: microbenchmarks have a makespan
+// but no breakdown.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "sim/app/run/run_result.h"
 
 namespace tessera::app::sweep {
 
@@ -20,8 +22,8 @@ struct ComparisonRow {
   std::optional<double> delta_pct() const;  // 100 (B - A) / A, when both exist and A is not 0
 };
 
-// The makespan, then each part that either summary has, in the order of results.csv.
-std::vector<ComparisonRow> compare_summaries(const nlohmann::json& a, const nlohmann::json& b);
+// The makespan, then each part that either run has, in the order of results.csv.
+std::vector<ComparisonRow> compare_runs(const run::RunResult& a, const run::RunResult& b);
 
 // The aligned terminal table (units in the headers).
 std::string comparison_table(const std::vector<ComparisonRow>& rows);

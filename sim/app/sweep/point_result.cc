@@ -4,7 +4,7 @@ namespace tessera::app::sweep {
 
 nlohmann::json to_json(const PointResult& r) {
   return {{"index", r.index}, {"ok", r.ok}, {"resumed", r.resumed}, {"error", r.error}, {"wall_s", r.wall_s},
-          {"summary", r.summary}};
+          {"summary", r.result ? run::to_json(*r.result) : nlohmann::json()}};
 }
 
 PointResult point_result_from_json(const nlohmann::json& j) {
@@ -14,7 +14,7 @@ PointResult point_result_from_json(const nlohmann::json& j) {
   r.resumed = j.at("resumed").get<bool>();
   r.error = j.at("error").get<std::string>();
   r.wall_s = j.at("wall_s").get<double>();
-  r.summary = j.at("summary");
+  if (const nlohmann::json& summary = j.at("summary"); !summary.is_null()) r.result = run::run_result_from_json(summary);
   return r;
 }
 

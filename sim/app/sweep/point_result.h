@@ -1,9 +1,13 @@
 #pragma once
-// What a sweep knows about one point once it is done: its summary, or why it failed.
+// What a sweep knows about one point once it is done: its result, or why it failed.
 #include <cstddef>
 #include <string>
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
+
+#include "sim/app/run/run_result.h"
 
 namespace tessera::app::sweep {
 
@@ -13,7 +17,7 @@ struct PointResult {
   bool resumed = false;     // read back from points/NNNN.json by --resume, not run now
   std::string error;        // when !ok: the exception's message
   double wall_s = 0.0;      // wall-clock time of the point (trace generation and replay)
-  nlohmann::json summary;   // the run summary (run_workload.h); null when !ok
+  std::optional<run::RunResult> result;  // when ok
   bool abandoned = false;   // stopped by an interrupt before it finished: no file, not tabulated
 };
 

@@ -19,7 +19,7 @@ fs::path point_file(const fs::path& out_dir, std::size_t index, std::size_t num_
 
 void write_point_file(const fs::path& path, const PointResult& result, const std::vector<std::string>& keys,
                       const std::vector<std::string>& values, const std::string& config_hash) {
-  nlohmann::json j = result.summary;
+  nlohmann::json j = result.result ? run::to_json(*result.result) : nlohmann::json::object();
   nlohmann::json swept = nlohmann::json::object();
   for (std::size_t k = 0; k < keys.size() && k < values.size(); ++k) swept[keys[k]] = values[k];
   j["sweep_point"] = {{"index", result.index}, {"values", swept}, {"config_hash", config_hash}, {"wall_s", result.wall_s}};
@@ -44,7 +44,7 @@ std::optional<PointResult> read_finished_point(const fs::path& path, std::size_t
     r.resumed = true;
     r.wall_s = meta.at("wall_s").get<double>();
     j.erase("sweep_point");
-    r.summary = std::move(j);
+    r.result = run::run_result_from_json(j);
     return r;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;  // not a file this program wrote: run the point again

@@ -35,7 +35,7 @@ std::vector<std::string> results_header(const std::vector<std::string>& swept_ke
 std::vector<std::string> results_row(const PointResult& result, const std::vector<std::string>& values) {
   std::vector<std::string> row{std::to_string(result.index)};
   row.insert(row.end(), values.begin(), values.end());
-  const SummaryMetrics m = metrics_of(result.summary);
+  const SummaryMetrics m = metrics_of(result.result);
   row.push_back(fixed(m.makespan_ns, 3));
   for (const auto& part : m.parts_ns) row.push_back(fixed(part, 3));
   row.push_back(fixed(m.l2_hit_rate, 6));

@@ -1,14 +1,14 @@
 #pragma once
-// The numbers of a run summary that sweeps and comparisons tabulate: the makespan, its seven
+// The numbers of a run that sweeps and comparisons tabulate: the makespan, its seven
 // parts (the work kinds and the three taxes, in workloads/replay/activity_log.h's order), the
-// cache hit rates and the event count. Each is optional: microbenchmark and PHOLD summaries
-// carry no taxes, and a run without cache accesses has no hit rate.
+// cache hit rates and the event count. Each is optional: microbenchmark and PHOLD runs carry no
+// taxes, a run without cache accesses has no hit rate, and a failed point has nothing.
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "sim/app/run/run_result.h"
 
 #include "workloads/replay/activity_log.h"
 
@@ -25,7 +25,8 @@ struct SummaryMetrics {
   std::optional<std::uint64_t> events;
 };
 
-SummaryMetrics metrics_of(const nlohmann::json& summary);
+SummaryMetrics metrics_of(const run::RunResult& result);
+SummaryMetrics metrics_of(const std::optional<run::RunResult>& result);
 
 // The categories in order, and each one's column name ("compute_ns", "bulk_synchronous_ns").
 TimeCategory time_category(std::size_t i);

@@ -55,7 +55,7 @@ std::string bar_chart(const std::vector<std::string>& labels, const std::vector<
   double max_ns = 0;
   std::size_t longest_label = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    metrics.push_back(metrics_of(results[i].summary));
+    metrics.push_back(metrics_of(results[i].result));
     double parts = 0;
     for (const auto& p : metrics.back().parts_ns) parts += p.value_or(0.0);
     max_ns = std::max({max_ns, parts, metrics.back().makespan_ns.value_or(0.0)});

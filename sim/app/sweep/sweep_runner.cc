@@ -32,19 +32,17 @@ PointResult run_point(std::size_t index, const run::RunSpec& spec) {
   r.index = index;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    r.summary = run::run_workload(spec);
+    r.result = run::run_workload(spec);
     r.ok = true;
-    const std::string stopped_by = r.summary.value("stopped_by", nlohmann::json()).is_string()
-                                       ? r.summary["stopped_by"].get<std::string>()
-                                       : std::string();
-    if (stopped_by == "interrupted") {
+    const workloads::WorkloadResult& w = r.result->result;
+    if (!w.complete && w.stop_reason == sim::StopReason::kInterrupted) {
       r.ok = false;
       r.abandoned = true;
       r.error = "interrupted";
-    } else if (stopped_by == "wall_limit") {
+    } else if (!w.complete && w.stop_reason == sim::StopReason::kWallLimit) {
       r.ok = false;
-      r.error = *run::stop_message(r.summary, spec.options);
-      r.summary = nlohmann::json();
+      r.error = *run::stop_message(*r.result, spec.options);
+      r.result.reset();
     }
   } catch (const std::exception& e) {
     r.error = e.what();

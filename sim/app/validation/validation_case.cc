@@ -68,13 +68,10 @@ void predict_cases(PreparedCases& prepared, unsigned jobs) {
     ValidationCase& v = prepared.cases[i];  // each task owns its own case
     if (!r.ok) {
       v.error = r.error;
-    } else if (!r.summary.contains("makespan_ns") || !r.summary["makespan_ns"].is_number()) {
-      v.error = "the run reported no makespan_ns";
-    } else if (!r.summary.value("complete", true)) {
-      const nlohmann::json& by = r.summary.contains("stopped_by") ? r.summary["stopped_by"] : nlohmann::json();
-      v.error = "the run stopped before the end (" + (by.is_string() ? by.get<std::string>() : std::string("a limit")) + ")";
+    } else if (!r.result->result.complete) {
+      v.error = "the run stopped before the end (" + std::string(sim::to_string(r.result->result.stop_reason)) + ")";
     } else {
-      v.predicted_ns = r.summary["makespan_ns"].get<double>();
+      v.predicted_ns = r.result->makespan_ns();
     }
   });
 }

@@ -88,7 +88,25 @@ TEST_CASE("--max-events stops the run and marks it incomplete") {
   CHECK(r.err.find("stopped by --max-events (1000) after 1000 events") != std::string::npos);
 }
 
-TEST_CASE("--out writes summary.json, taxes.csv, timeline.json and report.html, and the table has units") {
+TEST_CASE("--ablate says when it changes nothing, and shows the table when it does") {
+  // mi300x-8's launch and atomic latencies are 0 ps (uncalibrated): those ablations change nothing.
+  const auto zero = run_tessera("run --set workload.m=64 --set workload.n=512 --set workload.k=1024 --ablate launch --ablate sync --json");
+  REQUIRE(zero.exit_code == 0);
+  const auto z = nlohmann::json::parse(zero.out);
+  CHECK(z["ablations"]["launch"]["makespan_ns"] == z["makespan_ns"]);
+  const auto text = run_tessera("run --set workload.m=64 --set workload.n=512 --set workload.k=1024 --ablate launch");
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("Ablation 'launch' changes nothing here") != std::string::npos);
+  CHECK(text.out.find("gpu.dispatch.kernel_launch_latency") != std::string::npos);
+  // The calibrated H200 pair has launch costs: the run is repeated and the launch overhead goes.
+  const auto h200 = run_tessera("run --set system=h200-2-calibrated --set workload.m=64 --set workload.n=512 "
+                                "--set workload.k=1024 --ablate launch");
+  REQUIRE(h200.exit_code == 0);
+  CHECK(h200.out.find("changes nothing") == std::string::npos);
+  CHECK(h200.out.find("Ablation 'launch' (launch_overhead idealised): the makespan moves by -") != std::string::npos);
+}
+
+TEST_CASE("--out writes summary.json, taxes.csv, timeline.json, stats.json and report.html, and the table has units") {
   const auto dir = tessera::test::scratch_dir() / "out";
   std::filesystem::remove_all(dir);
   const auto r = run_tessera("run --set workload.m=64 --set workload.n=512 --set workload.k=1024 --out '" + dir.string() + "'");
@@ -104,8 +122,23 @@ TEST_CASE("--out writes summary.json, taxes.csv, timeline.json and report.html, 
   const auto timeline = nlohmann::json::parse(tessera::test::read_all(dir / "timeline.json"));
   CHECK(!timeline["traceEvents"].empty());
   CHECK(tessera::test::read_all(dir / "report.html").find("tax-bar") != std::string::npos);
-  // Nothing but the four files is left behind (the temporaries were renamed).
-  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 4);
+  // stats.json: every registered statistic with its unit; the links' counters add up to the
+  // summary's bytes per link class.
+  const auto stats = nlohmann::json::parse(tessera::test::read_all(dir / "stats.json"));
+  std::uint64_t carried = 0;
+  std::uint64_t l2_hits = 0;
+  for (const auto& [name, stat] : stats.items()) {
+    CHECK(stat.contains("unit"));
+    if (name.ends_with(".bytes_carried")) carried += stat["value"].get<std::uint64_t>();
+    if (name.ends_with(".l2.hit_bytes")) l2_hits += stat["value"].get<std::uint64_t>();
+  }
+  std::uint64_t by_class = 0;
+  for (const auto& [name, bytes] : j["link_class_bytes"].items()) by_class += bytes.get<std::uint64_t>();
+  CHECK(carried > 0);
+  CHECK(carried == by_class);
+  CHECK(l2_hits > 0);
+  // Nothing but the five files is left behind (the temporaries were renamed).
+  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 5);
 }
 
 TEST_CASE("config errors name file, line, column and key, exit 2, and write nothing") {

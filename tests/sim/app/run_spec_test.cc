@@ -43,7 +43,7 @@ TEST_CASE("the run seed reaches the workload") {
   const auto path = std::filesystem::temp_directory_path() / ("tessera_seed_test_" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(path) << "system: mi300x-1\nworkload: {kind: phold, lps: 16, end_time: 1 us}\n";
   const auto final_time_ps = [&](const std::string& seed) {
-    return app::run::run_workload(app::run::load_run_spec(path.string(), {"seed=" + seed}))["final_time_ps"].get<std::uint64_t>();
+    return *app::run::run_workload(app::run::load_run_spec(path.string(), {"seed=" + seed})).result.final_time_ps;
   };
   CHECK(app::run::load_run_spec(path.string(), {"seed=77"}).options.seed == 77);
   // PHOLD's delays are the seed's draws: the same seed gives the same run, another seed another.

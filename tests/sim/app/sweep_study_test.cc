@@ -179,20 +179,20 @@ TEST_CASE("base: may name a run config file, resolved from the study's folder") 
   CHECK(describe_json(prepared.spec)["workload"]["m"] == 512);
 }
 
-nlohmann::json summary_with_taxes() {
-  return {{"makespan_ns", 100.0},
+run::RunResult summary_with_taxes() {
+  return run::run_result_from_json({{"makespan_ns", 100.0},
           {"events", 42},
           {"l2_hit_rate", 0.5},
           {"mall_hit_rate", 0.25},
           {"work_ns", {{"compute", 40.0}, {"memory", 20.0}, {"communication", 10.0}, {"idle", 0.0}}},
-          {"taxes_ns", {{"bulk_synchronous", 15.0}, {"inter_kernel_locality", 10.0}, {"launch_overhead", 5.0}}}};
+          {"taxes_ns", {{"bulk_synchronous", 15.0}, {"inter_kernel_locality", 10.0}, {"launch_overhead", 5.0}}}});
 }
 
 TEST_CASE("results.csv: the columns, fixed precision, empty cells for missing values and failures") {
   std::vector<PointResult> results(3);
   results[0] = {0, true, false, "", 1.23456, summary_with_taxes()};
-  results[1] = {1, true, false, "", 0.5, {{"makespan_ns", 7.5}, {"events", 3}}};  // a microbenchmark: no taxes
-  results[2] = {2, false, false, "boom, \"quoted\"", 0.001, nullptr};
+  results[1] = {1, true, false, "", 0.5, run::run_result_from_json({{"makespan_ns", 7.5}, {"events", 3}})};  // no taxes
+  results[2] = {2, false, false, "boom, \"quoted\"", 0.001, std::nullopt};
   const std::string csv = results_csv({"workload.op", "workload.bytes"},
                                       {{"a", "1 MiB"}, {"b", "2 MiB"}, {"c", "3 MiB"}}, results);
   CHECK(csv ==
@@ -208,8 +208,8 @@ TEST_CASE("the report is one page with a bar per point, a segment per part, and 
   const Study s = study_of(std::string(kBase) + "sweep:\n  grid:\n    workload.m: [64, 128, 256]\n");
   std::vector<PointResult> results(3);
   results[0] = {0, true, false, "", 1.0, summary_with_taxes()};
-  results[1] = {1, true, false, "", 1.0, {{"makespan_ns", 50.0}}};
-  results[2] = {2, false, false, "a <bad> thing", 1.0, nullptr};
+  results[1] = {1, true, false, "", 1.0, run::run_result_from_json({{"makespan_ns", 50.0}})};
+  results[2] = {2, false, false, "a <bad> thing", 1.0, std::nullopt};
   const std::string html = sweep_report_html(s, {"m=64", "m=128", "m=256"}, {{"64"}, {"128"}, {"256"}}, results);
   CHECK(html.starts_with("<!DOCTYPE html>"));
   CHECK(html.find("<svg") != std::string::npos);
@@ -253,7 +253,8 @@ TEST_CASE("point files: written with their config hash, read back only for the s
   REQUIRE(back.has_value());
   CHECK(back->resumed);
   CHECK(back->wall_s == 0.25);
-  CHECK(back->summary == summary_with_taxes());
+  REQUIRE(back->result.has_value());
+  CHECK(run::to_json(*back->result) == run::to_json(summary_with_taxes()));
   CHECK_FALSE(read_finished_point(file, 3, "abd").has_value());  // the config changed
   CHECK_FALSE(read_finished_point(file, 4, "abc").has_value());
   CHECK_FALSE(read_finished_point(point_file(dir, 5, 10), 5, "abc").has_value());  // never ran
@@ -261,11 +262,11 @@ TEST_CASE("point files: written with their config hash, read back only for the s
   CHECK_FALSE(read_finished_point(point_file(dir, 6, 10), 6, "abc").has_value());
 }
 
-TEST_CASE("compare: rows for what either summary has, deltas only where both have it") {
-  nlohmann::json b = summary_with_taxes();
-  b["makespan_ns"] = 80.0;
-  b["taxes_ns"]["launch_overhead"] = 0.0;
-  const auto rows = compare_summaries(summary_with_taxes(), b);
+TEST_CASE("compare: rows for what either run has, deltas only where both have it") {
+  run::RunResult b = summary_with_taxes();
+  b.result.makespan_ps = 80'000;
+  b.result.breakdown->times[static_cast<std::size_t>(workloads::replay::TimeCategory::kLaunchOverhead)] = 0;
+  const auto rows = compare_runs(summary_with_taxes(), b);
   REQUIRE(rows.size() == 8);
   CHECK(rows[0].quantity == "makespan_ns");
   CHECK(*rows[0].delta_ns() == -20.0);
@@ -275,11 +276,12 @@ TEST_CASE("compare: rows for what either summary has, deltas only where both hav
   CHECK(*rows[7].delta_pct() == -100.0);
   CHECK(rows[4].quantity == "idle_ns");
   CHECK_FALSE(rows[4].delta_pct().has_value());  // 0 -> 0: no percentage
-  const auto only_makespan = compare_summaries({{"makespan_ns", 10.0}}, summary_with_taxes());
+  const auto only_makespan = compare_runs(run::run_result_from_json({{"makespan_ns", 10.0}}), summary_with_taxes());
   REQUIRE(only_makespan.size() == 8);
   CHECK_FALSE(only_makespan[1].delta_ns().has_value());
   CHECK(comparison_csv(only_makespan).find("compute_ns,,40.000,,\n") != std::string::npos);
-  CHECK(compare_summaries({{"makespan_ns", 10.0}}, {{"makespan_ns", 5.0}}).size() == 1);
+  CHECK(compare_runs(run::run_result_from_json({{"makespan_ns", 10.0}}), run::run_result_from_json({{"makespan_ns", 5.0}}))
+            .size() == 1);
   const std::string table = comparison_table(rows);
   CHECK(table.find("A (ns)") != std::string::npos);
   CHECK(table.find("launch_overhead (tax)") != std::string::npos);

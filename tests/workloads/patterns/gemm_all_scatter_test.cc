@@ -552,7 +552,7 @@ TEST_CASE("gemm_all_scatter: replay sanity on an MI300X node") {
       CHECK(makespan_s >= cold_s + launch_s);
       CHECK(r.link_class_bytes.at("xgmi") >= static_cast<std::uint64_t>(ranks * received));
 
-      std::map<std::pair<std::uint32_t, std::string>, rp::KernelTiming> by;
+      std::map<std::pair<std::uint32_t, std::string>, tessera::workloads::KernelTiming> by;
       for (const auto& k : r.kernels) by[{k.rank, k.name}] = k;
       for (std::uint32_t rank = 0; rank < ranks; ++rank) {
         if (variant == V::kBsp) {

@@ -63,14 +63,14 @@ class Ledger {
       case trace::OpKind::kAtomicAddRange: {
         // A load_async moves what a load does: counted as one.
         const trace::OpKind kind = trace::is_load(op.kind) ? trace::OpKind::kLoad : op.kind;
-        const Key key{kind, e.rank, static_cast<std::uint32_t>(op.a), t_.buffers[op.buffer].name};
-        bytes_[key] += static_cast<std::uint64_t>(op.c);
-        ranges_[key].push_back({op.b, op.b + op.c});
+        const Key key{kind, e.rank, static_cast<std::uint32_t>(op.rank()), t_.buffers[op.buffer].name};
+        bytes_[key] += static_cast<std::uint64_t>(op.bytes());
+        ranges_[key].push_back({op.offset(), op.offset() + op.bytes()});
         break;
       }
-      case trace::OpKind::kCompute: flops_[e.rank] += static_cast<double>(op.a); break;
-      case trace::OpKind::kRelease: releases_.insert({op.a, op.b, op.c}); break;
-      case trace::OpKind::kWait: waits_.insert({op.a, op.b, op.c}); break;
+      case trace::OpKind::kCompute: flops_[e.rank] += static_cast<double>(op.flops()); break;
+      case trace::OpKind::kRelease: releases_.insert({op.flag_rank(), op.flag_id(), op.value()}); break;
+      case trace::OpKind::kWait: waits_.insert({op.flag_rank(), op.flag_id(), op.value()}); break;
       default: break;
     }
   }

@@ -95,8 +95,8 @@ class Runner {
         if (!wg.done && wg.pending) {
           const Op& op = *wg.pending;
           violate(fmt::format("deadlock: kernel '{}' rank {} wg {} waits on flag ({}, {}) {} {} (value {})",
-                              t_.kernels[k].name, t_.kernels[k].rank, w, op.a, op.b,
-                              models::sync::compare_name(op.compare), op.c, flag(op.a, op.b)));
+                              t_.kernels[k].name, t_.kernels[k].rank, w, op.flag_rank(), op.flag_id(),
+                              models::sync::compare_name(op.compare), op.value(), flag(op.flag_rank(), op.flag_id())));
           break;
         }
       }
@@ -226,7 +226,7 @@ class Runner {
   bool execute(std::uint32_t k, std::uint64_t w, Workgroup& wg, const Op& op) {
     const trace::Kernel& kn = t_.kernels[k];
     const auto flag_rank_ok = [&] {
-      if (op.a < 0 || op.a >= static_cast<std::int64_t>(t_.ranks)) violate(fmt::format("flag rank {} of {}", op.a, t_.ranks));
+      if (op.flag_rank() < 0 || op.flag_rank() >= static_cast<std::int64_t>(t_.ranks)) violate(fmt::format("flag rank {} of {}", op.flag_rank(), t_.ranks));
     };
     ++seq_;
     switch (op.kind) {
@@ -234,40 +234,40 @@ class Runner {
       case OpKind::kWaitLoad: return true;  // loads are checked at their issue, the earliest they can read
       case OpKind::kLoad:
       case OpKind::kLoadAsync: {
-        if (!range_ok(k, op, op.buffer, op.a, op.b, op.c)) return true;
-        const std::int64_t lo = op.b;
-        const std::int64_t hi = op.b + op.c;
-        if (produced_.count(op.buffer) && !written_[{op.a, op.buffer}].covers(lo, hi)) {
+        if (!range_ok(k, op, op.buffer, op.rank(), op.offset(), op.bytes())) return true;
+        const std::int64_t lo = op.offset();
+        const std::int64_t hi = op.offset() + op.bytes();
+        if (produced_.count(op.buffer) && !written_[{op.rank(), op.buffer}].covers(lo, hi)) {
           violate(fmt::format("kernel '{}' rank {} wg {} instr {}: loads '{}'[{}, {}) of rank {} before it was written",
-                              kn.name, kn.rank, w, op.instr, t_.buffers[op.buffer].name, lo, hi, op.a));
+                              kn.name, kn.rank, w, op.instr, t_.buffers[op.buffer].name, lo, hi, op.rank()));
         }
-        if (op.a == static_cast<std::int64_t>(kn.rank)) check_acquired(k, w, wg, op, lo, hi);
+        if (op.rank() == static_cast<std::int64_t>(kn.rank)) check_acquired(k, w, wg, op, lo, hi);
         return true;
       }
       case OpKind::kStore:
       case OpKind::kAtomicAddRange: {  // an atomic add of a range writes it at the owner, as a store does
-        if (!range_ok(k, op, op.buffer, op.a, op.b, op.c)) return true;
-        written_[{op.a, op.buffer}].add(op.b, op.b + op.c);
-        if (op.a != static_cast<std::int64_t>(kn.rank)) deliveries_[{op.a, op.buffer}][op.b] = Delivery{op.b + op.c, seq_};
+        if (!range_ok(k, op, op.buffer, op.rank(), op.offset(), op.bytes())) return true;
+        written_[{op.rank(), op.buffer}].add(op.offset(), op.offset() + op.bytes());
+        if (op.rank() != static_cast<std::int64_t>(kn.rank)) deliveries_[{op.rank(), op.buffer}][op.offset()] = Delivery{op.offset() + op.bytes(), seq_};
         return true;
       }
       case OpKind::kAtomicAdd:
         flag_rank_ok();
-        flags_[{op.a, op.b}] += static_cast<std::uint64_t>(op.c);
+        flags_[{op.flag_rank(), op.flag_id()}] += static_cast<std::uint64_t>(op.value());
         return true;
       case OpKind::kAtomicXchg:
       case OpKind::kRelease:
         flag_rank_ok();
-        flags_[{op.a, op.b}] = static_cast<std::uint64_t>(op.c);
+        flags_[{op.flag_rank(), op.flag_id()}] = static_cast<std::uint64_t>(op.value());
         return true;
       case OpKind::kWait: {
         flag_rank_ok();
-        if (!models::sync::holds(op.compare, flag(op.a, op.b), static_cast<std::uint64_t>(op.c))) {
+        if (!models::sync::holds(op.compare, flag(op.flag_rank(), op.flag_id()), static_cast<std::uint64_t>(op.value()))) {
           --seq_;
           return false;
         }
-        if (op.buffer != trace::kNoBuffer && range_ok(k, op, op.buffer, kn.rank, op.d, op.e)) {
-          wg.acquired[op.buffer].add(op.d, op.d + op.e);
+        if (op.buffer != trace::kNoBuffer && range_ok(k, op, op.buffer, kn.rank, op.acquire_offset(), op.acquire_bytes())) {
+          wg.acquired[op.buffer].add(op.acquire_offset(), op.acquire_offset() + op.acquire_bytes());
         }
         return true;
       }
@@ -280,7 +280,7 @@ class Runner {
   // acquired by this workgroup (deliveries before the kernel started are acquired by its launch).
   void check_acquired(std::uint32_t k, std::uint64_t w, const Workgroup& wg, const Op& op, std::int64_t lo,
                       std::int64_t hi) {
-    auto dit = deliveries_.find({op.a, op.buffer});
+    auto dit = deliveries_.find({op.rank(), op.buffer});
     if (dit == deliveries_.end()) return;
     const auto& ranges = dit->second;
     auto it = ranges.upper_bound(lo);

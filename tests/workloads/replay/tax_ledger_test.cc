@@ -121,6 +121,58 @@ TEST_CASE("waiting for a peer's flag is bulk-synchronous, the idle GPU's span st
   CHECK(r.times == r.gpu_times[1]);
 }
 
+// Two ranks, 8 workgroups each: every workgroup loads 256 KiB from the peer and `local_kib` KiB
+// from its own memory into load slot 0 without blocking, then waits for the slot (wait_load), or
+// lets the end of its program wait for it (`explicit_wait` false; the compute op of no work comes
+// before the end, so the wait is the program end's).
+Trace remote_and_local_prefetch(std::int64_t local_kib, bool explicit_wait) {
+  TraceBuilder t(2);
+  const auto x = t.buffer("x", 2 * kMiB);
+  ProgramBuilder p("prefetch");
+  p.load_async(x, 1 - rank(), wg() * (256 << 10), 256 << 10, 0);
+  if (local_kib > 0) p.load_async(x, rank(), kMiB + wg() * (local_kib << 10), local_kib << 10, 0);
+  if (explicit_wait) p.wait_load(0);
+  p.compute(0);  // a compute kernel: data movement alone would be a serialised collective (docs/taxes.md)
+  const auto prog = t.program(std::move(p));
+  t.launch({"prefetch", 0, 0, 8, prog, {}});
+  t.launch({"prefetch", 1, 0, 8, prog, {}});
+  return std::move(t).build();
+}
+
+TEST_CASE("a wait for a remote and a local load in one slot is communication while the remote one is in flight") {
+  for (const bool explicit_wait : {true, false}) {
+    CAPTURE(explicit_wait);
+    const auto remote_only = replay_trace(remote_and_local_prefetch(0, explicit_wait), mi300x(2, 0));
+    const auto mixed = replay_trace(remote_and_local_prefetch(8, explicit_wait), mi300x(2, 0));
+    check_exact_sums(remote_only);
+    check_exact_sums(mixed);
+    const tessera::sim::Tick comm_only = at(remote_only.times, TimeCategory::kCommunication);
+    const tessera::sim::Tick comm_mixed = at(mixed.times, TimeCategory::kCommunication);
+    CHECK(comm_only > 0);
+    CHECK(at(remote_only.times, TimeCategory::kMemory) == 0);
+    // The 8 KiB local load arrives long before the 256 KiB remote one: the wait is (almost all)
+    // communication, as without it; what memory remains is at most the local loads' own time.
+    CHECK(comm_mixed * 10 >= comm_only * 9);
+    CHECK(at(mixed.times, TimeCategory::kMemory) * 10 <= comm_mixed);
+  }
+}
+
+TEST_CASE("a wait for a slot whose remote load arrived first is memory for the rest of the local load") {
+  // 8 KiB remote, 4 MiB local: once the small remote load is in, the wait is for local memory.
+  TraceBuilder t(2);
+  const auto x = t.buffer("x", 8 * kMiB);
+  ProgramBuilder p("prefetch");
+  p.load_async(x, 1 - rank(), wg() * (8 << 10), 8 << 10, 0).load_async(x, rank(), kMiB + wg() * kMiB, kMiB, 0).wait_load(0);
+  p.compute(0);
+  const auto prog = t.program(std::move(p));
+  t.launch({"prefetch", 0, 0, 4, prog, {}});
+  t.launch({"prefetch", 1, 0, 4, prog, {}});
+  const auto r = replay_trace(std::move(t).build(), mi300x(2, 0));
+  check_exact_sums(r);
+  CHECK(at(r.times, TimeCategory::kCommunication) > 0);
+  CHECK(at(r.times, TimeCategory::kMemory) > at(r.times, TimeCategory::kCommunication));
+}
+
 TEST_CASE("the activity log's slices tile each workgroup's life and never overlap on a CU slot") {
   tessera::workloads::replay::ReplayOptions options;
   options.record_activity = true;

@@ -36,7 +36,7 @@ struct SyntheticPoints {
                                                          name, name)
                           .result);
     CalibrationPoint p{&results.back(), app::measured::case_quantity(case_name), measured, std::nullopt};
-    if (!p.quantity->tessera_field.empty()) p.run = app::measured::case_run_spec(results.back(), kSystem);
+    if (p.quantity->tessera_figure != app::measured::TesseraFigure::kNone) p.run = app::measured::case_run_spec(results.back(), kSystem);
     points.push_back(std::move(p));
   }
 };
@@ -325,7 +325,7 @@ TEST_CASE("refinement: on points Tessera generated it never leaves Tessera's res
     probe.add("hbm_stream", w, 1, 1.0);
     app::run::RunSpec run = *probe.points[0].run;
     run.system = truth;
-    s.add("hbm_stream", w, 1, app::run::run_workload(run)["timed_ns"].get<double>());
+    s.add("hbm_stream", w, 1, static_cast<double>(app::run::run_workload(run).result.measurement->timed_ps) / 1e3);
   }
   const models::SystemSpec system = base_system();
   const FitOutcome refined = hbm_fit().fit(FitInputs{system, s.points, RefineOptions{true, 2}});

@@ -25,7 +25,7 @@ struct SyntheticPattern {
 inline double predicted_makespan_ns(const std::string& case_name, const nlohmann::json& workload, unsigned ranks, const std::string& system) {
   const nlohmann::json doc = synthetic_result(case_name, "pattern", workload, ranks, 1.0);
   const auto parsed = app::measured::parse_measured_case(doc, "probe.json", "probe.json");
-  return app::run::run_workload(app::measured::case_run_spec(parsed.result, system))["makespan_ns"].get<double>();
+  return app::run::run_workload(app::measured::case_run_spec(parsed.result, system)).makespan_ns();
 }
 
 // On h200-2: gemm at two sizes (measured 10% slower and 20% faster than predicted), and ag_gemm in

@@ -98,12 +98,12 @@ TEST_CASE("report.html: self-contained, escaped, deterministic") {
   CHECK(html == report_html(runs));
   // wall_s is not shown, so a rerun with another wall time gives the same page.
   auto rerun = runs;
-  rerun[0].summary["wall_s"] = 99.0;
+  rerun[0].result.result.wall_s = 99.0;
   CHECK(html == report_html(rerun));
 }
 
 TEST_CASE("report.html: runs without attribution or utilisation still make a page") {
-  const std::string html = report_html({{"micro", microbench_summary(), ""}});
+  const std::string html = report_html({{"micro", microbench_run(), ""}});
   CHECK(html.find("<title>Tessera report: microbench on h200-2</title>") != std::string::npos);
   CHECK(count_of(html, "class=\"tax-bar\"") == 0);
   CHECK(count_of(html, "class=\"total-bar\"") == 1);

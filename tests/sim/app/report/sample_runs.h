@@ -1,12 +1,12 @@
 #pragma once
-// Synthetic run summaries and activity logs for the report tests: small, hand-checked, and
+// Synthetic run summaries (read into results as summary.json is) and activity logs for the report tests: small, hand-checked, and
 // independent of the replay (they only follow the summary schema and activity_log.h).
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "sim/app/report/labeled_summary.h"
+#include "sim/app/report/labeled_run.h"
 #include "workloads/replay/activity_log.h"
 
 namespace tessera::app::report::testing {
@@ -15,7 +15,8 @@ using workloads::replay::ActivityLog;
 using workloads::replay::TimeCategory;
 
 // A tile-level summary on 2 GPUs with 2 XCDs each. Every scope's seven parts sum to its span:
-// total 1000 ns; GPU 0 span 1000 ns, GPU 1 span 960 ns; kernels as listed.
+// total 1000 ns; each GPU's span is the makespan (GPU 1 idles after its last kernel ends at 960 ns);
+// kernels as listed.
 inline nlohmann::json attributed_summary(const std::string& variant, double stretch = 1.0) {
   auto parts = [stretch](double compute, double memory, double comm, double idle, double bsp, double locality,
                          double launch) {
@@ -41,9 +42,9 @@ inline nlohmann::json attributed_summary(const std::string& variant, double stre
   s["work_ns"] = work;
   s["taxes_ns"] = taxes;
   auto [w0, t0] = parts(420, 140, 110, 30, 180, 70, 50);
-  auto [w1, t1] = parts(380, 160, 90, 70, 170, 50, 40);
+  auto [w1, t1] = parts(380, 160, 90, 110, 170, 50, 40);
   s["per_gpu"] = nlohmann::json::array({{{"rank", 0}, {"span_ns", 1000.0 * stretch}, {"work_ns", w0}, {"taxes_ns", t0}},
-                                        {{"rank", 1}, {"span_ns", 960.0 * stretch}, {"work_ns", w1}, {"taxes_ns", t1}}});
+                                        {{"rank", 1}, {"span_ns", 1000.0 * stretch}, {"work_ns", w1}, {"taxes_ns", t1}}});
   s["gpus"] = nlohmann::json::array({{{"rank", 0}, {"start_ns", 0.0}, {"end_ns", 1000.0 * stretch}},
                                      {{"rank", 1}, {"start_ns", 0.0}, {"end_ns", 960.0 * stretch}}});
   auto [kw0, kt0] = parts(0, 100, 150, 0, 40, 0, 10);    // all_gather on GPU 0: 300 ns
@@ -120,11 +121,17 @@ inline ActivityLog sample_log() {
   return log;
 }
 
-inline std::vector<LabeledSummary> sample_runs() {
+// The summaries as the typed results the outputs are drawn from (read as summary.json is).
+inline run::RunResult attributed_run(const std::string& variant, double stretch = 1.0) {
+  return run::run_result_from_json(attributed_summary(variant, stretch));
+}
+inline run::RunResult microbench_run() { return run::run_result_from_json(microbench_summary()); }
+
+inline std::vector<LabeledRun> sample_runs() {
   return {
-      {"bsp", attributed_summary("bsp", 1.0), "system: mi300x-8\nworkload: {kind: ag_gemm, variant: bsp}\n"},
-      {"push", attributed_summary("push", 0.8), "system: mi300x-8\nworkload: {kind: ag_gemm, variant: push}\n"},
-      {"micro", microbench_summary(), "system: h200-2\nworkload: {kind: microbench, op: remote_load}\n"},
+      {"bsp", attributed_run("bsp", 1.0), "system: mi300x-8\nworkload: {kind: ag_gemm, variant: bsp}\n"},
+      {"push", attributed_run("push", 0.8), "system: mi300x-8\nworkload: {kind: ag_gemm, variant: push}\n"},
+      {"micro", microbench_run(), "system: h200-2\nworkload: {kind: microbench, op: remote_load}\n"},
   };
 }
 

@@ -58,7 +58,7 @@ TEST_CASE("taxes.csv: a header, then per run a total row, a row per GPU and a ro
   CHECK(lines[0] == kHeader);
   CHECK(lines[1] == "bsp,total,,,1000.000,400.000,150.000,100.000,50.000,200.000,60.000,40.000");
   CHECK(lines[2] == "bsp,gpu,0,,1000.000,420.000,140.000,110.000,30.000,180.000,70.000,50.000");
-  CHECK(lines[3] == "bsp,gpu,1,,960.000,380.000,160.000,90.000,70.000,170.000,50.000,40.000");
+  CHECK(lines[3] == "bsp,gpu,1,,1000.000,380.000,160.000,90.000,110.000,170.000,50.000,40.000");
   CHECK(lines[4] == "bsp,kernel,0,all_gather,300.000,0.000,100.000,150.000,0.000,40.000,0.000,10.000");
   CHECK(lines[5].rfind("bsp,kernel,0,gemm,700.000,", 0) == 0);
   CHECK(lines[6].rfind("bsp,kernel,1,gemm,890.000,", 0) == 0);
@@ -79,12 +79,12 @@ TEST_CASE("taxes.csv: every row has all columns, and the parts sum to the span")
   }
 }
 
-TEST_CASE("taxes.csv: labels and kernel names are quoted when they must be, absent values leave cells empty") {
+TEST_CASE("taxes.csv: labels and kernel names are quoted when they must be, a run without a breakdown leaves cells empty") {
   nlohmann::json s = attributed_summary("bsp");
   s["kernels"][0]["name"] = "gemm, \"fused\"";
-  s["kernels"][1].erase("taxes_ns");
-  s["per_gpu"][1]["work_ns"]["idle"] = -1e-9;  // rounding residue
-  const auto lines = lines_of(taxes_csv({{"a,b", s, ""}}));
+  s["kernels"][1].erase("taxes_ns");  // read back as zero taxes
+  s["per_gpu"][1]["work_ns"]["idle"] = 1e-4;  // 0.1 ps: rounds to 0 ps
+  const auto lines = lines_of(taxes_csv({{"a,b", tessera::app::run::run_result_from_json(s), ""}, {"m", microbench_run(), ""}}));
   const auto total = fields_of(lines[1]);
   CHECK(total[0] == "a,b");
   CHECK(lines[1].rfind("\"a,b\",total,", 0) == 0);
@@ -93,7 +93,11 @@ TEST_CASE("taxes.csv: labels and kernel names are quoted when they must be, abse
   CHECK(k0[3] == "gemm, \"fused\"");
   const auto k1 = fields_of(lines[5]);
   CHECK(k1[5] == "400.000");  // work still there
-  CHECK(k1[9].empty());       // taxes gone
-  CHECK(k1[11].empty());
+  CHECK(k1[9] == "0.000");    // taxes read back as 0
+  CHECK(k1[11] == "0.000");
+  const auto micro = fields_of(lines[7]);
+  CHECK(micro[1] == "total");
+  CHECK(micro[5].empty());  // no breakdown: empty category cells
+  CHECK(micro[11].empty());
   CHECK(taxes_csv({}) == std::string(kHeader) + "\n");
 }

@@ -49,7 +49,7 @@ std::map<long long, std::string> process_names(const json& events) {
 }  // namespace
 
 TEST_CASE("timeline: valid trace-event JSON with the required fields on every event") {
-  const json j = parse_timeline(timeline_json(attributed_summary("bsp"), sample_log()));
+  const json j = parse_timeline(timeline_json(attributed_run("bsp"), sample_log()));
   CHECK(j["displayTimeUnit"] == "ns");
   CHECK(j["metadata"].is_object());
   CHECK(j["metadata"]["activity_truncated"] == false);
@@ -98,7 +98,7 @@ TEST_CASE("timeline: valid trace-event JSON with the required fields on every ev
 }
 
 TEST_CASE("timeline: timestamps never go back within a track, and slices of a track never overlap") {
-  const json j = parse_timeline(timeline_json(attributed_summary("bsp"), sample_log()));
+  const json j = parse_timeline(timeline_json(attributed_run("bsp"), sample_log()));
   std::map<std::pair<long long, long long>, long long> last_ts;
   std::map<std::pair<long long, long long>, long long> last_slice_end;
   bool seen_non_metadata = false;
@@ -120,7 +120,7 @@ TEST_CASE("timeline: timestamps never go back within a track, and slices of a tr
 }
 
 TEST_CASE("timeline: tracks per GPU, XCD, CU slot, stream and link, named and sorted") {
-  const json j = parse_timeline(timeline_json(attributed_summary("bsp"), sample_log()));
+  const json j = parse_timeline(timeline_json(attributed_run("bsp"), sample_log()));
   const auto procs = process_names(j["traceEvents"]);
   std::set<std::string> proc_set;
   for (const auto& [pid, name] : procs) proc_set.insert(name);
@@ -157,7 +157,7 @@ TEST_CASE("timeline: tracks per GPU, XCD, CU slot, stream and link, named and so
 }
 
 TEST_CASE("timeline: workgroup slices carry category, colour, kernel and workgroup, times print exactly") {
-  const std::string text = timeline_json(attributed_summary("bsp"), sample_log());
+  const std::string text = timeline_json(attributed_run("bsp"), sample_log());
   const json j = parse_timeline(text);
   int workgroup_slices = 0;
   for (const json& e : j["traceEvents"]) {
@@ -184,7 +184,7 @@ TEST_CASE("timeline: workgroup slices carry category, colour, kernel and workgro
 }
 
 TEST_CASE("timeline: kernel tracks hold the launch and the kernel, from the summary") {
-  const json j = parse_timeline(timeline_json(attributed_summary("bsp"), sample_log()));
+  const json j = parse_timeline(timeline_json(attributed_run("bsp"), sample_log()));
   const auto threads = thread_names(j["traceEvents"]);
   std::vector<json> on_gpu0_stream;
   for (const json& e : j["traceEvents"]) {
@@ -208,7 +208,7 @@ TEST_CASE("timeline: kernel tracks hold the launch and the kernel, from the summ
 }
 
 TEST_CASE("timeline: every flag edge is one flow from its release anchor to its acquire anchor") {
-  const json j = parse_timeline(timeline_json(attributed_summary("bsp"), sample_log()));
+  const json j = parse_timeline(timeline_json(attributed_run("bsp"), sample_log()));
   std::map<std::pair<long long, long long>, std::vector<std::pair<long long, long long>>> slices;  // track -> [start, end)
   std::map<long long, std::vector<json>> flows;
   for (const json& e : j["traceEvents"]) {
@@ -239,7 +239,7 @@ TEST_CASE("timeline: every flag edge is one flow from its release anchor to its 
 }
 
 TEST_CASE("timeline: link utilisation as percent counters in time order, the last sample of an instant holding") {
-  const json j = parse_timeline(timeline_json(attributed_summary("bsp"), sample_log()));
+  const json j = parse_timeline(timeline_json(attributed_run("bsp"), sample_log()));
   const auto procs = process_names(j["traceEvents"]);
   std::map<std::string, std::vector<std::pair<long long, double>>> series;
   std::map<std::string, std::vector<std::pair<long long, double>>> xcd_series;
@@ -268,13 +268,13 @@ TEST_CASE("timeline: link utilisation as percent counters in time order, the las
 }
 
 TEST_CASE("timeline: same input, same bytes, the order of the log's entries does not matter") {
-  const std::string a = timeline_json(attributed_summary("bsp"), sample_log());
-  CHECK(a == timeline_json(attributed_summary("bsp"), sample_log()));
+  const std::string a = timeline_json(attributed_run("bsp"), sample_log());
+  CHECK(a == timeline_json(attributed_run("bsp"), sample_log()));
   ActivityLog reversed = sample_log();
   std::reverse(reversed.slices.begin(), reversed.slices.end());
   std::reverse(reversed.flags.begin(), reversed.flags.end());
   std::swap(reversed.link_samples[0], reversed.link_samples[2]);  // not the two at one instant
-  CHECK(a == timeline_json(attributed_summary("bsp"), reversed));
+  CHECK(a == timeline_json(attributed_run("bsp"), reversed));
 }
 
 TEST_CASE("timeline: a truncated log says so, overlapping slices move to extra tracks") {
@@ -282,7 +282,7 @@ TEST_CASE("timeline: a truncated log says so, overlapping slices move to extra t
   log.truncated = true;
   // A corrupt log: a slice overlapping another of the same slot.
   log.slices.push_back({1, 9, 0, 0, 0, 0, TimeCategory::kCompute, 500'000, 900'000});
-  const json j = parse_timeline(timeline_json(attributed_summary("bsp"), log));
+  const json j = parse_timeline(timeline_json(attributed_run("bsp"), log));
   CHECK(j["metadata"]["activity_truncated"] == true);
   CHECK(j["metadata"]["activity_truncation"].get<std::string>().find("max_recorded") != std::string::npos);
   std::set<std::string> names;
@@ -298,14 +298,14 @@ TEST_CASE("timeline: a truncated log says so, overlapping slices move to extra t
 }
 
 TEST_CASE("timeline: a summary without kernels and an empty log still make a valid trace") {
-  const json j = parse_timeline(timeline_json(microbench_summary(), ActivityLog{}));
+  const json j = parse_timeline(timeline_json(microbench_run(), ActivityLog{}));
   CHECK(j["metadata"]["workload"] == "microbench");
   CHECK(j["metadata"]["activity_truncated"] == false);
   for (const json& e : j["traceEvents"]) CHECK(e["ph"] == "M");
   // Odd names are escaped, not pasted.
   json s = attributed_summary("bsp");
   s["kernels"][0]["name"] = "quote\" backslash\\ <tag>";
-  const json k = parse_timeline(timeline_json(s, sample_log()));
+  const json k = parse_timeline(timeline_json(tessera::app::run::run_result_from_json(s), sample_log()));
   bool found = false;
   for (const json& e : k["traceEvents"]) found = found || (e["ph"] == "X" && e["name"] == "quote\" backslash\\ <tag>");
   CHECK(found);

@@ -1,16 +1,16 @@
 #pragma once
 // One run as the multi-run outputs (taxes.csv, report.html) see it: the name it is shown
-// under (a variant, a sweep point), its run summary (what `tessera run --json` prints), and
-// the configuration text it ran from, shown verbatim in the report.
+// under (a variant, a sweep point), its result, and the configuration text it ran from, shown
+// verbatim in the report.
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "sim/app/run/run_result.h"
 
 namespace tessera::app::report {
 
-struct LabeledSummary {
+struct LabeledRun {
   std::string label;
-  nlohmann::json summary;
+  run::RunResult result;
   std::string config_yaml;
 };
 
