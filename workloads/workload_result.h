@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/machine/resource_usage.h"
 #include "sim/core/run_result.h"
 #include "sim/core/tick.h"
 #include "sim/stats/stat_snapshot.h"
@@ -65,6 +66,9 @@ struct Traffic {
   // [rank][die], for runs that replay a trace; nullopt where that die loaded nothing.
   std::optional<std::vector<std::vector<std::optional<double>>>> l2_hit_rate_per_xcd;
   std::map<std::string, std::uint64_t> link_class_bytes;
+  // Per resource class (links, HBM, L2, MALL, switches): how busy it was over the run, and its
+  // busiest resource.
+  std::map<std::string, models::machine::ResourceClassUsage> resource_usage;
   std::optional<MemoryBytes> memory_bytes;
   std::vector<LinkUtilisation> link_utilisation;  // when the run recorded its activity
 };

@@ -1,5 +1,6 @@
 // tessera describe [CONFIG] [--set K=V]... [--json | --dot]
 // tessera describe --schema [PART] [--markdown]
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -39,8 +40,11 @@ std::string commented(const std::string& text) {
 }
 
 // A system file (its top level has neither system: nor workload:, as every file of
-// configs/systems/ and every calibrated file) is described alone; nullopt for a run config.
+// configs/systems/ and every calibrated file) or a shipped system's name is described alone;
+// nullopt for a run config.
 std::optional<models::SystemSpec> read_system_file(const std::string& config) {
+  // A shipped system's name, as `--set system=NAME` takes it (`tessera describe mi300x-8`).
+  if (sim::config::is_bare_system_name(config) && !std::filesystem::exists(config)) return models::load_system_spec(config);
   sim::config::FileResolver resolver;
   resolver.add_embedded(sim::config::embedded_files());
   const sim::config::ConfigLoader loader(resolver);
@@ -98,7 +102,8 @@ int command_describe(const Args& args) {
   po::options_description opts(
       "tessera describe [CONFIG] [options]\n\nPrints the fully resolved configuration: every default filled in, values "
       "with units.\nWithout CONFIG, describes the embedded default. CONFIG may also be a system file (no system:\n"
-      "and no workload: at its top, e.g. a calibrated one): then the system alone is described.\n\n"
+      "and no workload: at its top, e.g. a calibrated one) or a shipped system's name (mi300x-8): then the system\n"
+      "alone is described.\n\n"
       "tessera describe --schema [PART] [--markdown]\n\nPrints the schema of every config key instead: kind, unit, "
       "default, range or choices,\nmeaning. PART selects one part: run, system, workload, workload.KIND or a dotted "
       "path to a\nnested map (system.gpu.memory.l2).\n\nOptions");

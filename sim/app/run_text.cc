@@ -58,6 +58,22 @@ std::string render_taxes(const run::RunResult& r) {
          t.render();
 }
 
+// The resource the run kept busiest (the highest utilisation of one resource over the run), as
+// "xgmi gpu[0]->gpu[3] at 97.3% of its bandwidth"; nullopt when no resource carried bytes.
+std::optional<std::string> busiest_resource(const run::RunResult& r) {
+  if (!r.result.traffic) return std::nullopt;
+  const std::pair<const std::string, models::machine::ResourceClassUsage>* busiest = nullptr;
+  for (const auto& entry : r.result.traffic->resource_usage) {
+    if (entry.second.busiest_utilisation > 0 &&
+        (busiest == nullptr || entry.second.busiest_utilisation > busiest->second.busiest_utilisation)) {
+      busiest = &entry;
+    }
+  }
+  if (busiest == nullptr) return std::nullopt;
+  return fmt::format("{} {} at {:.1f}% of its bandwidth", busiest->first, busiest->second.busiest_resource,
+                     100.0 * busiest->second.busiest_utilisation);
+}
+
 }  // namespace
 
 std::string render_run_text(const run::RunResult& r, const run::RunOptions& options) {
@@ -82,6 +98,7 @@ std::string render_run_text(const run::RunResult& r, const run::RunOptions& opti
       t.add_row({"bytes over " + link_class, fmt::format("{:.3f}", static_cast<double>(bytes) / (1 << 20)), "MiB"});
     }
   }
+  if (const auto busiest = busiest_resource(r)) t.add_row({"busiest resource", *busiest, ""});
   t.add_row({"events", std::to_string(w.events), "events"});
   t.add_row({"wall time", fmt::format("{:.3f}", w.wall_s), "s"});
   t.add_row({"event rate", fmt::format("{:.2f}", r.wall_events_per_s() / 1e6), "M events/s"});
@@ -133,8 +150,10 @@ std::string render_side_by_side(const std::vector<report::LabeledRun>& runs) {
     for (const auto& [delta, name] : deltas) {
       if (delta > 0 && parts.size() < 3) parts.push_back(fmt::format("{} +{:.3f} us", name, delta / 1e3));
     }
-    out += fmt::format("{} is {:.3f} us slower: {}.\n", runs[i].label,
-                       (s.makespan_ns() - best.makespan_ns()) / 1e3, fmt::join(parts, ", "));
+    out += fmt::format("{} is {:.3f} us slower: {}", runs[i].label, (s.makespan_ns() - best.makespan_ns()) / 1e3,
+                       fmt::join(parts, ", "));
+    if (const auto busiest = busiest_resource(s)) out += fmt::format("; its busiest resource: {}", *busiest);
+    out += ".\n";
   }
   return out;
 }

@@ -191,3 +191,15 @@ TEST_CASE("impossible requests are config errors naming the key") {
   CHECK(message("system: h200-2\nworkload: {kind: microbench, op: all_stor}\n").find("all_store") != std::string::npos);
   CHECK(message("system: h200-2\nworkload: {kind: microbench}\n").find("missing required key 'op'") != std::string::npos);
 }
+
+TEST_CASE("a bandwidth-bound remote load keeps its one xGMI link busy, and the class's mean counts every link") {
+  const auto r = run("mi300x-8", "op: remote_load, bytes: 256 MiB");
+  const auto& xgmi = r.resource_usage.at("xgmi");
+  CHECK(xgmi.bytes == 256ULL << 20);
+  CHECK(xgmi.busiest_utilisation == doctest::Approx(1.0).epsilon(0.01));  // the link is the bottleneck
+  CHECK(xgmi.busiest_resource == "gpu[1].iod[0]->gpu[0].iod[1]");          // the data flows from the peer
+  // One of the 56 one-way xGMI bundles of 8 fully connected GPUs carried everything.
+  CHECK(xgmi.mean_utilisation == doctest::Approx(xgmi.busiest_utilisation / 56).epsilon(0.01));
+  CHECK(r.resource_usage.at("pcie").bytes == 0);
+  CHECK(r.resource_usage.at("pcie").busiest_resource.empty());
+}

@@ -62,11 +62,8 @@ class Bench {
     r.complete = sim::ran_to_completion(run.reason);
     r.makespan_ps = engine_.now();
     if (r.complete) measure(r);
-    const auto& topo = machine_.topology();
-    for (std::size_t id = 0; id < topo.num_resources(); ++id) {
-      const auto bytes = machine_.network().bytes_carried(machine_.network_id(static_cast<models::topology::ResourceId>(id)));
-      r.link_class_bytes[std::string(models::topology::to_string(topo.resource(static_cast<models::topology::ResourceId>(id)).resource_class))] += bytes;
-    }
+    r.resource_usage = models::machine::resource_usage(machine_, r.makespan_ps);
+    for (const auto& [cls, use] : r.resource_usage) r.link_class_bytes[cls] = use.bytes;
     r.memory = machine_.memory().totals();
     r.statistics = stats_.snapshot();
     return r;
@@ -257,6 +254,7 @@ WorkloadResult to_workload_result(const MicrobenchResult& r) {
   if (loaded > 0) t.l2_hit_rate = static_cast<double>(mem.l2_hit_bytes) / static_cast<double>(loaded);
   if (memory_side > 0) t.mall_hit_rate = static_cast<double>(mem.mall_hit_bytes) / static_cast<double>(memory_side);
   t.link_class_bytes = r.link_class_bytes;
+  t.resource_usage = r.resource_usage;
   out.statistics = r.statistics;
   t.memory_bytes = MemoryBytes{mem.l2_hit_bytes,      mem.mall_hit_bytes,     mem.hbm_read_bytes, mem.hbm_write_bytes,
                                mem.remote_load_bytes, mem.remote_store_bytes, mem.dma_bytes};

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "models/machine/memory_system.h"
+#include "models/machine/resource_usage.h"
 #include "models/system/system_spec.h"
 #include "sim/core/run_result.h"
 #include "sim/core/tick.h"
@@ -25,6 +26,7 @@ struct MicrobenchResult {
   std::optional<double> bandwidth_GBps;  // counted_bytes / timed, decimal GB/s
   std::optional<double> latency_ns;      // per operation (one-way for flag_pingpong)
   std::map<std::string, std::uint64_t> link_class_bytes;  // bytes carried, summed per resource class
+  std::map<std::string, models::machine::ResourceClassUsage> resource_usage;  // by resource class
   models::machine::MemorySystem::Totals memory;
   std::uint64_t events = 0;
   double wall_s = 0.0;

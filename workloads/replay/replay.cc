@@ -7,6 +7,7 @@
 
 #include "models/compute/gpu_compute.h"
 #include "models/machine/machine.h"
+#include "models/machine/resource_usage.h"
 #include "models/topology/resource_class.h"
 #include "sim/core/engine.h"
 #include "sim/stats/stat_registry.h"
@@ -193,12 +194,8 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
   const auto& totals = machine.memory().totals();
   const std::uint64_t memory_side = totals.mall_hit_bytes + totals.hbm_read_bytes;
   result.mall_hit_rate = memory_side > 0 ? static_cast<double>(totals.mall_hit_bytes) / static_cast<double>(memory_side) : 0.0;
-  const auto& topo = machine.topology();
-  for (std::size_t id = 0; id < topo.num_resources(); ++id) {
-    const auto rid = static_cast<models::topology::ResourceId>(id);
-    result.link_class_bytes[std::string(models::topology::to_string(topo.resource(rid).resource_class))] +=
-        machine.network().bytes_carried(machine.network_id(rid));
-  }
+  result.resource_usage = models::machine::resource_usage(machine, result.makespan_ps);
+  for (const auto& [cls, use] : result.resource_usage) result.link_class_bytes[cls] = use.bytes;
   result.statistics = stats.snapshot();
   return result;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/machine/resource_usage.h"
 #include "models/system/system_spec.h"
 #include "sim/core/run_result.h"
 #include "sim/core/tick.h"
@@ -45,6 +46,7 @@ struct ReplayResult {
   double l2_hit_rate = 0.0;    // over all loads of all ranks
   double mall_hit_rate = 0.0;  // of the bytes that reached a memory side (0 without a MALL)
   std::map<std::string, std::uint64_t> link_class_bytes;
+  std::map<std::string, models::machine::ResourceClassUsage> resource_usage;  // by resource class
   // Where the time went: per GPU over [0, makespan], and for the run along its critical GPU
   // (the one whose last kernel ends last); each adds up to the makespan exactly.
   std::vector<CategoryTimes> gpu_times;

@@ -53,6 +53,7 @@ WorkloadResult to_workload_result(ReplayResult& r) {
     for (const double v : dies) row.push_back(v < 0 ? std::nullopt : std::optional<double>(v));
   }
   traffic.link_class_bytes = std::move(r.link_class_bytes);
+  traffic.resource_usage = std::move(r.resource_usage);
   if (!r.activity.links.empty()) traffic.link_utilisation = binned_link_utilisation(r.activity, r.makespan_ps);
   out.traffic = std::move(traffic);
   out.statistics = std::move(r.statistics);

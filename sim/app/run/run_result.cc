@@ -91,6 +91,16 @@ void traffic_to_json(const workloads::Traffic& t, json& j) {
   j["l2_hit_rate"] = optional_number(t.l2_hit_rate);
   j["mall_hit_rate"] = optional_number(t.mall_hit_rate);
   j["link_class_bytes"] = t.link_class_bytes;
+  if (!t.resource_usage.empty()) {
+    json usage = json::object();
+    for (const auto& [cls, u] : t.resource_usage) {
+      usage[cls] = {{"bytes", u.bytes},
+                    {"mean_utilisation", u.mean_utilisation},
+                    {"busiest_utilisation", u.busiest_utilisation},
+                    {"busiest_resource", u.busiest_resource}};
+    }
+    j["resource_utilisation"] = std::move(usage);
+  }
   if (t.l2_hit_rate_per_xcd) {
     json per_xcd = json::array();
     for (const auto& dies : *t.l2_hit_rate_per_xcd) {
@@ -122,6 +132,11 @@ workloads::Traffic traffic_from_json(const json& j) {
   t.l2_hit_rate = number_or_null(j, "l2_hit_rate");
   t.mall_hit_rate = number_or_null(j, "mall_hit_rate");
   if (j.contains("link_class_bytes")) t.link_class_bytes = j["link_class_bytes"].get<std::map<std::string, std::uint64_t>>();
+  const json usage = j.value("resource_utilisation", json::object());  // named: items() must not outlive it
+  for (const auto& [cls, u] : usage.items()) {
+    t.resource_usage[cls] = {u.at("bytes").get<std::uint64_t>(), u.at("mean_utilisation").get<double>(),
+                             u.at("busiest_utilisation").get<double>(), u.at("busiest_resource").get<std::string>()};
+  }
   if (const auto it = j.find("l2_hit_rate_per_xcd"); it != j.end() && it->is_array()) {
     auto& rows = t.l2_hit_rate_per_xcd.emplace();
     for (const json& dies : *it) {

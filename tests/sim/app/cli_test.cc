@@ -49,7 +49,8 @@ TEST_CASE("the embedded default runs bsp, pull and push side by side, each with 
   // On two GPUs (a system key: still the three variants) the default size runs in under a second.
   const auto r = run_tessera("run --set system.num_gpus=2");
   REQUIRE(r.exit_code == 0);
-  for (const char* v : {"=== bsp ===", "=== pull ===", "=== push ===", "Side by side", "Fastest: ", "inter_kernel_locality"}) {
+  for (const char* v : {"=== bsp ===", "=== pull ===", "=== push ===", "Side by side", "Fastest: ", "inter_kernel_locality",
+                        "pull is ", "its busiest resource: xgmi "}) {
     CHECK(r.out.find(v) != std::string::npos);
   }
   const auto j = run_tessera("run --json --set system.num_gpus=2");
@@ -212,6 +213,15 @@ TEST_CASE("describe prints the topology as comments, --dot prints Graphviz") {
   CHECK(dot.out.rfind("digraph \"mi300x-8\" {", 0) == 0);
   CHECK(dot.out.find("cluster_gpu7") != std::string::npos);
   CHECK(run_tessera("describe --dot --json").exit_code == 2);
+  // A shipped system's name alone, as --set system= takes it.
+  const auto by_name = run_tessera("describe h200-2");
+  REQUIRE(by_name.exit_code == 0);
+  CHECK(by_name.out.rfind("system:\n", 0) == 0);
+  CHECK(by_name.out.find("gpu[0].nvlink_to[1]") != std::string::npos);
+  CHECK(by_name.out.find("workload:") == std::string::npos);
+  const auto unknown = run_tessera("describe h200-3");
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("h200-3") != std::string::npos);
 }
 
 TEST_CASE("a microbenchmark that needs two GPUs on one is a config error naming the key") {
