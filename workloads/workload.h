@@ -23,7 +23,7 @@ namespace tessera::workloads {
 struct RunContext {
   sim::RunLimits limits;         // event limit, wall-clock deadline, interrupt flag
   std::uint64_t seed = 1;        // of every random draw in the run
-  bool record_activity = false;  // keep the replay's activity log (timeline, reports)
+  replay::ActivityDetail activity = replay::ActivityDetail::kNone;  // the replay's activity log (timeline, reports)
   bool ideal_locality = false;   // `run --ablate locality` (replay::ReplayOptions)
 };
 

@@ -52,7 +52,8 @@ struct MemoryBytes {
   std::uint64_t dma_bytes = 0;
 };
 
-// One link's mean utilisation over equal stretches of the run: (stretch start in ns, 0..1).
+// The mean utilisation of one class's links over equal stretches of the run: (stretch start in
+// ns, 0..1). `link` names the series ("xgmi links (mean of 56)").
 struct LinkUtilisation {
   std::string link;
   std::string link_class;

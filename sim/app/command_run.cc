@@ -43,6 +43,8 @@ struct RunRequest {
   std::optional<std::chrono::nanoseconds> max_wall;
   std::vector<Ablation> ablations;
   std::string out_dir;  // empty: no files
+  // What --out's timeline shows: none (no timeline.json), kernels (default) or workgroups (--timeline full).
+  workloads::replay::ActivityDetail timeline = workloads::replay::ActivityDetail::kKernels;
   bool json = false;
   std::optional<std::string> dump_trace;
 };
@@ -74,6 +76,9 @@ std::optional<RunRequest> parse_request(const Args& args) {
   opts.add_options()("help,h", "show this help")
       ("set", po::value<std::vector<std::string>>(&request.sets)->composing(), "override a config key: --set key.path=value (repeatable)")
       ("out", po::value<std::string>(&request.out_dir), "write summary.json, taxes.csv, timeline.json, stats.json and report.html into this folder")
+      ("timeline", po::value<std::string>()->default_value("kernels"),
+       "what --out's timeline.json holds: none (no file), kernels (each GPU's kernels and where its time goes, per "
+       "stream; small) or full (also a track per CU slot and the flag arrows; hundreds of MB for large runs)")
       ("json", "print one JSON object on stdout instead of the table")
       ("ablate", po::value<std::vector<std::string>>(&ablate)->composing(),
        "re-run with launch, locality or sync idealised and report the difference (repeatable)")
@@ -95,6 +100,14 @@ std::optional<RunRequest> parse_request(const Args& args) {
   if (vm.count("config")) request.config = vm["config"].as<std::string>();
   if (vm.count("dump-trace")) request.dump_trace = vm["dump-trace"].as<std::string>();
   request.json = vm.count("json") > 0;
+  const std::string timeline = vm["timeline"].as<std::string>();
+  if (timeline == "none") {
+    request.timeline = workloads::replay::ActivityDetail::kNone;
+  } else if (timeline == "full") {
+    request.timeline = workloads::replay::ActivityDetail::kWorkgroups;
+  } else if (timeline != "kernels") {
+    throw UsageError(fmt::format("--timeline {}: expected none, kernels or full", timeline));
+  }
   for (const std::string& a : ablate) request.ablations.push_back(ablation_of(a));
   return request;
 }
@@ -116,11 +129,11 @@ std::vector<PlannedRun> plan_runs(const RunRequest& request) {
 // A run stopped by a limit says so on stderr at once (and in its result: complete false,
 // stopped_by), so that a script reading --json also sees it.
 run::RunOutcome run_config(const RunRequest& request, const std::vector<std::string>& sets, const std::string& label,
-                           bool record_activity, bool ideal_locality, run::RunSpec& spec) {
+                           workloads::replay::ActivityDetail activity, bool ideal_locality, run::RunSpec& spec) {
   spec = run::load_run_spec(request.config, sets);
   spec.options.ideal_locality = ideal_locality;
   spec.options.max_wall = request.max_wall;
-  run::RunOutcome outcome = run::run_workload(spec, record_activity);
+  run::RunOutcome outcome = run::run_workload(spec, activity);
   if (const auto stopped = run::stop_message(outcome.result, spec.options)) {
     std::cerr << fmt::format("tessera run{}: {}\n", label.empty() ? "" : " [" + label + "]", *stopped);
   }
@@ -138,7 +151,12 @@ std::vector<Run> execute(const RunRequest& request, const std::vector<PlannedRun
   for (const PlannedRun& plan : plans) {
     Run r;
     r.label = plan.label;
-    r.outcome = run_config(request, plan.sets, plan.label, !request.out_dir.empty(), false, r.spec);
+    // The report's link charts need the links' utilisation even without a timeline file.
+    const auto activity = request.out_dir.empty() ? workloads::replay::ActivityDetail::kNone
+                          : request.timeline == workloads::replay::ActivityDetail::kNone
+                              ? workloads::replay::ActivityDetail::kKernels
+                              : request.timeline;
+    r.outcome = run_config(request, plan.sets, plan.label, activity, false, r.spec);
     if (r.label.empty()) r.label = r.outcome.result.default_label();
     runs.push_back(std::move(r));
   }
@@ -152,7 +170,8 @@ std::vector<Run> execute(const RunRequest& request, const std::vector<PlannedRun
       AblatedRun ablated{runs[i].outcome.result, !changes_config && !a.ideal_locality};
       if (!ablated.unchanged) {
         run::RunSpec spec;
-        ablated.result = run_config(request, with, runs[i].label, false, a.ideal_locality, spec).result;
+        ablated.result =
+            run_config(request, with, runs[i].label, workloads::replay::ActivityDetail::kNone, a.ideal_locality, spec).result;
       }
       const workloads::WorkloadResult& w = ablated.result.result;
       runs[i].outcome.result.ablations[a.name] = {
@@ -181,11 +200,13 @@ nlohmann::json summary_json(const std::vector<Run>& runs) {
 // The files of --out DIR, each written atomically: summary.json (one run: its summary; several:
 // {"runs": [...]}), taxes.csv and report.html over every run, and each run's timeline.json and
 // stats.json, every statistic the models registered (several runs: timeline-LABEL.json, ...).
-void write_outputs(const std::filesystem::path& dir, const std::vector<Run>& runs) {
+void write_outputs(const std::filesystem::path& dir, const std::vector<Run>& runs, workloads::replay::ActivityDetail timeline) {
   std::filesystem::create_directories(dir);
   for (const Run& r : runs) {
     const std::string suffix = runs.size() == 1 ? ".json" : "-" + r.label + ".json";
-    write_file_atomically(dir / ("timeline" + suffix), report::timeline_json(r.outcome.result, r.outcome.activity));
+    if (timeline != workloads::replay::ActivityDetail::kNone) {
+      write_file_atomically(dir / ("timeline" + suffix), report::timeline_json(r.outcome.result, r.outcome.activity, timeline));
+    }
     write_file_atomically(dir / ("stats" + suffix), sim::stats::to_json(r.outcome.result.result.statistics).dump(2) + "\n");
   }
   const std::vector<report::LabeledRun> all = labeled(runs);
@@ -195,7 +216,7 @@ void write_outputs(const std::filesystem::path& dir, const std::vector<Run>& run
 }
 
 void render(const RunRequest& request, const std::vector<Run>& runs) {
-  if (!request.out_dir.empty()) write_outputs(request.out_dir, runs);
+  if (!request.out_dir.empty()) write_outputs(request.out_dir, runs, request.timeline);
   if (request.json) {
     std::cout << summary_json(runs).dump(2) << "\n";
     return;

@@ -81,7 +81,23 @@ struct LinkSample {
   double utilisation = 0.0;  // 0..1
 };
 
+// A stretch of one GPU's time in one category: the breakdown as a function of time (the
+// category the GPU's instants were attributed to; a stretch split between memory and
+// inter_kernel_locality shows the larger part).
+struct GpuStretch {
+  std::uint32_t rank = 0;
+  TimeCategory category = TimeCategory::kIdle;
+  sim::Tick start_ps = 0;
+  sim::Tick end_ps = 0;
+};
+
+// How much a replay records: nothing; each GPU's breakdown over time and the links'
+// utilisation (small: what a kernel-level timeline and the report need); or also every
+// workgroup's slices and the flag edges (large: a per-CU timeline).
+enum class ActivityDetail : std::uint8_t { kNone, kKernels, kWorkgroups };
+
 struct ActivityLog {
+  std::vector<GpuStretch> gpu_stretches;  // per rank, in time order; merged when contiguous and alike
   std::vector<WorkgroupSlice> slices;
   std::vector<FlagEdge> flags;
   std::vector<LinkInfo> links;

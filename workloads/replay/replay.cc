@@ -91,7 +91,7 @@ void record_links(Machine& machine, sim::Tick end_ps, std::uint64_t max_recorded
                          std::string(models::topology::to_string(resource.resource_class)),
                          resource.spec.bandwidth_bytes_per_s});
     for (const auto& sample : machine.network().utilisation_series(net_id)) {
-      if (log.slices.size() + log.flags.size() + log.link_samples.size() >= max_recorded) {
+      if (log.slices.size() + log.flags.size() + log.gpu_stretches.size() + log.link_samples.size() >= max_recorded) {
         log.truncated = true;
         return;
       }
@@ -111,11 +111,12 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
   sim::stats::StatRegistry stats;
   Machine machine(sim::Context{engine, stats}, system);
   BarrierTable barriers(engine);
-  machine.network().record_utilisation(options.record_activity);
+  const bool record = options.activity != ActivityDetail::kNone;
+  machine.network().record_utilisation(record);
   const IntermediateMap intermediates(trace);
   ReplayResult result;
-  TaxLedger ledger(trace, intermediates, engine, options.record_activity ? &result.activity : nullptr,
-                   options.max_recorded);
+  TaxLedger ledger(trace, intermediates, engine, record ? &result.activity : nullptr,
+                   options.activity == ActivityDetail::kWorkgroups, options.max_recorded);
   ReplayContext context{machine, trace, addresses, barriers, intermediates, ledger, options.ideal_locality, {}, {}};
   group_by_name(trace, context);
 
@@ -172,7 +173,7 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
     }
   }
   if (!result.gpu_times.empty()) result.times = result.gpu_times[result.critical_rank];
-  if (options.record_activity) record_links(machine, result.makespan_ps, options.max_recorded, result.activity);
+  if (record) record_links(machine, result.makespan_ps, options.max_recorded, result.activity);
 
   // Hit rates and traffic.
   const auto& die_loads = machine.memory().die_loads();

@@ -28,11 +28,11 @@ class DeadlockError : public std::runtime_error {
 
 struct ReplayOptions {
   sim::RunLimits limits;                    // --max-events, --max-wall, a sweep's interrupt flag
-  bool record_activity = false;             // fill ReplayResult::activity (timelines)
+  ActivityDetail activity = ActivityDetail::kNone;  // what ReplayResult::activity records (timelines)
   // Ablation (--ablate locality): accesses to intermediates and end-of-kernel releases take no
   // time, as if every intermediate stayed on chip.
   bool ideal_locality = false;
-  std::uint64_t max_recorded = 1'000'000;   // slices + flag edges + link samples kept at most (~170 MB of timeline)
+  std::uint64_t max_recorded = 1'000'000;   // slices + flag edges + GPU stretches + link samples kept at most (~170 MB of timeline)
 };
 
 struct ReplayResult {
@@ -52,7 +52,7 @@ struct ReplayResult {
   std::vector<CategoryTimes> gpu_times;
   std::uint32_t critical_rank = 0;
   CategoryTimes times{};
-  ActivityLog activity;  // empty unless ReplayOptions::record_activity
+  ActivityLog activity;  // empty unless ReplayOptions::activity asks for it
   sim::stats::StatSnapshot statistics;  // every registered statistic at the end
 };
 

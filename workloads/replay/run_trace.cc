@@ -1,14 +1,18 @@
 #include "workloads/replay/run_trace.h"
 
 #include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
 
 #include "workloads/replay/replay.h"
 
 namespace tessera::workloads::replay {
 namespace {
 
-// Per link: its mean utilisation over each of kBins equal stretches of [0, end_ps), as
-// (stretch start ns, utilisation) steps (the timeline keeps every sample; the summary stays small).
+// Per link class: the mean utilisation of the class's links that carried bytes over each of kBins
+// equal stretches of [0, end_ps), as (stretch start ns, utilisation) steps. The summary stays a
+// few kB per class; a per-link, per-sample view is the full timeline's.
 std::vector<LinkUtilisation> binned_link_utilisation(const ActivityLog& log, sim::Tick end_ps) {
   constexpr std::size_t kBins = 200;
   const double bin_ps = static_cast<double>(end_ps) / kBins;
@@ -25,13 +29,20 @@ std::vector<LinkUtilisation> binned_link_utilisation(const ActivityLog& log, sim
       if (hi > lo) busy[s.link][b] += s.utilisation * (hi - lo);
     }
   }
-  std::vector<LinkUtilisation> out;
+  std::map<std::string, std::pair<std::vector<double>, std::size_t>> by_class;  // summed busy per bin, links
   for (std::size_t l = 0; l < log.links.size(); ++l) {
-    LinkUtilisation link{log.links[l].name, log.links[l].link_class, {}};
+    auto& [sum, links] = by_class.try_emplace(log.links[l].link_class, std::vector<double>(kBins, 0.0), 0).first->second;
+    for (std::size_t b = 0; b < kBins; ++b) sum[b] += busy[l][b];
+    ++links;
+  }
+  std::vector<LinkUtilisation> out;
+  for (const auto& [link_class, totals] : by_class) {
+    LinkUtilisation mean{fmt::format("{} links (mean of {})", link_class, totals.second), link_class, {}};
     for (std::size_t b = 0; b < kBins && bin_ps > 0; ++b) {
-      link.samples.emplace_back(static_cast<double>(b) * bin_ps / 1e3, busy[l][b] / bin_ps);
+      mean.samples.emplace_back(static_cast<double>(b) * bin_ps / 1e3,
+                                totals.first[b] / bin_ps / static_cast<double>(totals.second));
     }
-    out.push_back(std::move(link));
+    out.push_back(std::move(mean));
   }
   return out;
 }
@@ -65,7 +76,7 @@ WorkloadResult to_workload_result(ReplayResult& r) {
 WorkloadOutcome run_trace(const trace::Trace& trace, const models::SystemSpec& system, const RunContext& context) {
   ReplayOptions options;
   options.limits = context.limits;
-  options.record_activity = context.record_activity;
+  options.activity = context.activity;
   options.ideal_locality = context.ideal_locality;
   ReplayResult result = replay_trace(trace, system, options);
   WorkloadResult typed = to_workload_result(result);

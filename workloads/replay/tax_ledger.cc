@@ -85,15 +85,17 @@ void add_times(CategoryTimes& into, const CategoryTimes& from) {
 }
 
 TaxLedger::TaxLedger(const trace::Trace& trace, const IntermediateMap& intermediates, const sim::Engine& engine,
-                     ActivityLog* log, std::uint64_t max_recorded)
+                     ActivityLog* log, bool record_workgroups, std::uint64_t max_recorded)
     : intermediates_(intermediates),
       trace_(trace),
       engine_(engine),
       log_(log),
+      workgroup_log_(record_workgroups ? log : nullptr),
       max_recorded_(max_recorded),
       gpus_(trace.ranks),
       kernels_(trace.kernels.size()) {
-  if (log_ != nullptr) {
+  for (std::uint32_t r = 0; r < trace.ranks; ++r) gpus_[r].rank = r;
+  if (workgroup_log_ != nullptr) {
     slot_of_handle_.resize(trace.ranks);
     slots_in_use_.resize(trace.ranks);
     last_release_.resize(trace.ranks);
@@ -102,32 +104,51 @@ TaxLedger::TaxLedger(const trace::Trace& trace, const IntermediateMap& intermedi
 
 void TaxLedger::close_gpu(Gpu& g) {
   const sim::Tick now = engine_.now();
-  const sim::Tick dt = now - g.since_ps;
+  const sim::Tick start = g.since_ps;
+  const sim::Tick dt = now - start;
   g.since_ps = now;
   if (dt == 0) return;
   const auto total = [&g](WorkgroupState s) { return g.fused[idx(s)] + g.data_movement[idx(s)]; };
   CategoryTimes& t = g.times;
   const std::uint64_t plain = total(WorkgroupState::kMemory);
   const std::uint64_t intermediate = total(WorkgroupState::kIntermediate);
+  TimeCategory category = TimeCategory::kIdle;
   if (total(WorkgroupState::kCompute) > 0) {
-    t[idx(TimeCategory::kCompute)] += dt;
+    category = TimeCategory::kCompute;
   } else if (total(WorkgroupState::kRemote) > 0) {
-    t[idx(g.fused[idx(WorkgroupState::kRemote)] > 0 ? TimeCategory::kCommunication : TimeCategory::kBulkSynchronous)] += dt;
+    category = g.fused[idx(WorkgroupState::kRemote)] > 0 ? TimeCategory::kCommunication : TimeCategory::kBulkSynchronous;
   } else if (plain + intermediate > 0) {
     add_memory(t, dt, plain, intermediate);
+    record_stretch(g, intermediate > plain ? TimeCategory::kInterKernelLocality : TimeCategory::kMemory, start, now);
+    return;
   } else if (g.releasing_intermediates > 0) {
-    t[idx(TimeCategory::kInterKernelLocality)] += dt;
+    category = TimeCategory::kInterKernelLocality;
   } else if (g.releasing_results > 0) {
-    t[idx(TimeCategory::kMemory)] += dt;
+    category = TimeCategory::kMemory;
   } else if (total(WorkgroupState::kWait) > 0) {
-    t[idx(TimeCategory::kBulkSynchronous)] += dt;
+    category = TimeCategory::kBulkSynchronous;
   } else if (g.kernels_in_flight > 0) {
-    t[idx(TimeCategory::kLaunchOverhead)] += dt;
+    category = TimeCategory::kLaunchOverhead;
   } else if (g.host_blocked) {
-    t[idx(TimeCategory::kBulkSynchronous)] += dt;
-  } else {
-    t[idx(TimeCategory::kIdle)] += dt;
+    category = TimeCategory::kBulkSynchronous;
   }
+  t[idx(category)] += dt;
+  record_stretch(g, category, start, now);
+}
+
+void TaxLedger::record_stretch(Gpu& g, TimeCategory category, sim::Tick start_ps, sim::Tick end_ps) {
+  if (log_ == nullptr) return;
+  auto& stretches = log_->gpu_stretches;
+  if (g.last_stretch < stretches.size()) {
+    GpuStretch& last = stretches[g.last_stretch];
+    if (last.category == category && last.end_ps == start_ps) {  // it continues: extend it
+      last.end_ps = end_ps;
+      return;
+    }
+  }
+  if (!room()) return;
+  g.last_stretch = stretches.size();
+  stretches.push_back({g.rank, category, start_ps, end_ps});
 }
 
 void TaxLedger::close_kernel(std::uint32_t kernel, bool data_movement) {
@@ -156,7 +177,7 @@ void TaxLedger::close_kernel(std::uint32_t kernel, bool data_movement) {
 }
 
 bool TaxLedger::room() {
-  if (log_->slices.size() + log_->flags.size() < max_recorded_) return true;
+  if (log_->slices.size() + log_->flags.size() + log_->gpu_stretches.size() < max_recorded_) return true;
   log_->truncated = true;
   return false;
 }
@@ -193,7 +214,7 @@ void TaxLedger::workgroup(const Where& w, WorkgroupState from, sim::Tick since_p
     ++gpu_counts[idx(to)];
     ++kernel_counts[idx(to)];
   }
-  if (log_ == nullptr) return;
+  if (workgroup_log_ == nullptr) return;
   if (from == WorkgroupState::kNone) {
     slot_for(w);
     return;
@@ -223,12 +244,12 @@ void TaxLedger::release_finished(std::uint32_t kernel) {
 }
 
 void TaxLedger::flag_released(std::uint32_t home, std::uint64_t flag, std::uint32_t rank, std::uint32_t cu) {
-  if (log_ == nullptr) return;
+  if (workgroup_log_ == nullptr) return;
   last_release_[home][flag] = Release{rank, cu, engine_.now()};
 }
 
 void TaxLedger::flag_acquired(std::uint32_t home, std::uint64_t flag, std::uint32_t rank, std::uint32_t cu) {
-  if (log_ == nullptr) return;
+  if (workgroup_log_ == nullptr) return;
   const auto it = last_release_[home].find(flag);
   if (it == last_release_[home].end() || !room()) return;  // satisfied by its initial value or an atomic
   const Release& r = it->second;

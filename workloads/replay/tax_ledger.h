@@ -62,7 +62,10 @@ class TaxLedger {
   };
 
   // `log` may be null (no slices). The engine's clock dates every change.
+  // `log` may be null (nothing recorded); with a log, each GPU's breakdown over time is recorded,
+  // and with `record_workgroups` also every workgroup's slices and the flag edges.
   TaxLedger(const trace::Trace& trace, const IntermediateMap& intermediates, const sim::Engine& engine, ActivityLog* log,
+            bool record_workgroups,
             std::uint64_t max_recorded);
 
   sim::Tick now() const { return engine_.now(); }
@@ -90,6 +93,8 @@ class TaxLedger {
  private:
   using Counts = std::array<std::uint32_t, kNumWorkgroupStates>;
   struct Gpu {
+    std::uint32_t rank = 0;
+    std::size_t last_stretch = ~std::size_t{0};  // its last entry in the log's gpu_stretches
     Counts fused{};          // workgroups per state, of kernels that compute
     Counts data_movement{};  // of kernels that only move data
     std::uint32_t kernels_in_flight = 0;
@@ -112,6 +117,7 @@ class TaxLedger {
     change(gpus_[rank]);
   }
   void close_gpu(Gpu& g);
+  void record_stretch(Gpu& g, TimeCategory category, sim::Tick start_ps, sim::Tick end_ps);
   void close_kernel(std::uint32_t kernel, bool data_movement);
   std::uint32_t slot_for(const Where& where);
   void free_slot(const Where& where);
@@ -121,6 +127,7 @@ class TaxLedger {
   const trace::Trace& trace_;
   const sim::Engine& engine_;
   ActivityLog* log_;
+  ActivityLog* workgroup_log_;  // log_ when workgroups are recorded, else null
   std::uint64_t max_recorded_;
   std::vector<Gpu> gpus_;
   std::vector<Kernel> kernels_;

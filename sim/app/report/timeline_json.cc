@@ -19,12 +19,15 @@
 
 #include "sim/core/tick.h"
 #include "sim/app/report/category_style.h"
+#include "sim/app/report/link_utilisation.h"
 
 namespace tessera::app::report {
 namespace {
 
 using sim::Tick;
+using workloads::replay::ActivityDetail;
 using workloads::replay::ActivityLog;
+using workloads::replay::GpuStretch;
 using workloads::replay::FlagEdge;
 using workloads::replay::LinkSample;
 using workloads::replay::WorkgroupSlice;
@@ -95,7 +98,10 @@ std::vector<KernelRow> read_kernels(const run::RunResult& result) {
   return rows;
 }
 
-enum class SliceKind : std::uint8_t { kLaunch, kKernel, kWorkgroup, kFlagRelease, kFlagAcquire };
+enum class SliceKind : std::uint8_t { kLaunch, kKernel, kWorkgroup, kFlagRelease, kFlagAcquire, kBreakdown };
+
+// The breakdown track of a GPU sorts after its streams' kernel tracks.
+constexpr std::uint32_t kBreakdownTrack = std::numeric_limits<std::uint32_t>::max();
 
 // Where a track sits among its process's tracks; the order of keys is the display order.
 struct TrackKey {
@@ -112,7 +118,7 @@ struct Slice {
   Tick start_ps = 0;
   Tick end_ps = 0;
   SliceKind kind = SliceKind::kWorkgroup;
-  std::uint32_t ref = 0;  // index into the kernels, the log's slices, or flag_order_
+  std::uint32_t ref = 0;  // index into the kernels, the log's slices or GPU stretches, or flag_order_
 };
 
 struct CounterSample {
@@ -130,8 +136,8 @@ struct CounterSeries {
 
 class TimelineWriter {
  public:
-  TimelineWriter(const run::RunResult& result, const ActivityLog& log)
-      : result_(result), log_(log), kernels_(read_kernels(result)) {
+  TimelineWriter(const run::RunResult& result, const ActivityLog& log, ActivityDetail detail)
+      : result_(result), log_(log), detail_(detail), kernels_(read_kernels(result)) {
     for (const KernelRow& k : kernels_) kernel_names_json_.push_back(json_string(k.name));
     for (std::size_t i = 0; i < kAllCategories.size(); ++i) {
       category_names_json_[static_cast<std::size_t>(kAllCategories[i])] = json_string(workloads::replay::to_string(kAllCategories[i]));
@@ -141,10 +147,15 @@ class TimelineWriter {
   std::string write() {
     collect_ranks();
     collect_kernel_slices();
-    collect_workgroup_slices();
-    collect_flag_anchors();
-    collect_xcd_counters();
-    collect_link_counters();
+    collect_breakdown_slices();
+    if (detail_ == ActivityDetail::kWorkgroups) {
+      collect_workgroup_slices();
+      collect_flag_anchors();
+      collect_xcd_counters();
+      collect_link_counters();
+    } else {
+      collect_link_class_counters();
+    }
     pack_lanes();
     return render();
   }
@@ -186,6 +197,29 @@ class TimelineWriter {
           track({pid_of_rank(k.rank), 0, k.stream, 0, 0}, [&] { return fmt::format("kernels (stream {})", k.stream); });
       if (k.start_ps > k.launch_ps) add_slice(t, k.launch_ps, k.start_ps, SliceKind::kLaunch, i);
       add_slice(t, k.start_ps, k.end_ps, SliceKind::kKernel, i);
+    }
+  }
+
+  // Each GPU's breakdown over time: one track, a slice per stretch of one category.
+  void collect_breakdown_slices() {
+    for (std::size_t i = 0; i < log_.gpu_stretches.size(); ++i) {
+      const GpuStretch& s = log_.gpu_stretches[i];
+      const std::uint32_t t =
+          track({pid_of_rank(s.rank), 0, kBreakdownTrack, 0, 0}, [] { return std::string("where the time goes"); });
+      add_slice(t, s.start_ps, s.end_ps, SliceKind::kBreakdown, i);
+    }
+  }
+
+  // Kernel detail: per link class, the mean utilisation of its links (from the result's binned
+  // series), instead of a counter per link.
+  void collect_link_class_counters() {
+    if (!result_.result.traffic) return;
+    for (const auto& [cls, steps] :
+         class_average_utilisation(result_.result.traffic->link_utilisation, result_.makespan_ns())) {
+      const std::uint32_t id = series(cls + " links (mean)", "utilisation_pct", false);
+      for (const UtilisationStep& step : steps) {
+        counters_.push_back({links_pid_, static_cast<Tick>(std::llround(step.time_ns * 1e3)), id, step.utilisation * 100.0});
+      }
     }
   }
 
@@ -357,6 +391,13 @@ class TimelineWriter {
         out_ += "}}";
         break;
       }
+      case SliceKind::kBreakdown: {
+        const GpuStretch& g = log_.gpu_stretches[s.ref];
+        tail(category_names_json_[static_cast<std::size_t>(g.category) % category_names_json_.size()], "breakdown",
+             category_style(g.category).trace_cname);
+        out_ += "{}}";
+        break;
+      }
       case SliceKind::kLaunch:
         tail("\"launch\"", "kernel", category_style(TimeCategory::kLaunchOverhead).trace_cname);
         fmt::format_to(std::back_inserter(out_), R"({{"kernel":{}}}}})", kernel_name_json(s.ref));
@@ -489,6 +530,7 @@ class TimelineWriter {
   }
 
   const run::RunResult& result_;
+  ActivityDetail detail_;
   const ActivityLog& log_;
   std::vector<KernelRow> kernels_;
   std::vector<std::string> kernel_names_json_;  // escaped once: workgroup slices repeat them
@@ -515,8 +557,9 @@ class TimelineWriter {
 
 }  // namespace
 
-std::string timeline_json(const run::RunResult& result, const workloads::replay::ActivityLog& log) {
-  return TimelineWriter(result, log).write();
+std::string timeline_json(const run::RunResult& result, const workloads::replay::ActivityLog& log,
+                          workloads::replay::ActivityDetail detail) {
+  return TimelineWriter(result, log, detail).write();
 }
 
 }  // namespace tessera::app::report

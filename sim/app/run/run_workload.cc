@@ -21,9 +21,9 @@ sim::RunLimits limits_of(const RunOptions& options) {
 
 std::optional<workloads::trace::Trace> trace_of(const RunSpec& spec) { return spec.workload.trace(spec.system); }
 
-RunResult run_workload(const RunSpec& spec) { return run_workload(spec, false).result; }
+RunResult run_workload(const RunSpec& spec) { return run_workload(spec, workloads::replay::ActivityDetail::kNone).result; }
 
-RunOutcome run_workload(const RunSpec& spec, bool record_activity) {
+RunOutcome run_workload(const RunSpec& spec, workloads::replay::ActivityDetail activity) {
   RunOutcome out;
   RunResult& r = out.result;
   r.tessera_version = kVersion;
@@ -33,7 +33,7 @@ RunOutcome run_workload(const RunSpec& spec, bool record_activity) {
   r.workload_parameters = describe_json(spec)["workload"];  // every parameter, defaults filled in
   const workloads::RunContext context{.limits = limits_of(spec.options),
                                       .seed = spec.options.seed,
-                                      .record_activity = record_activity,
+                                      .activity = activity,
                                       .ideal_locality = spec.options.ideal_locality};
   workloads::WorkloadOutcome outcome = spec.workload.run(spec.system, context);
   r.result = std::move(outcome.result);

@@ -13,13 +13,14 @@ namespace tessera::app::run {
 
 RunResult run_workload(const RunSpec& spec);
 
-// The result and, with `record_activity`, what each workgroup did when (for timeline.json);
-// the log stays empty for kinds that do not replay a trace.
+// The result and, as `activity` asks, each GPU's breakdown over time, the links' utilisation and
+// what each workgroup did when (for timeline.json); the log stays empty for kinds that do not
+// replay a trace.
 struct RunOutcome {
   RunResult result;
   workloads::replay::ActivityLog activity;
 };
-RunOutcome run_workload(const RunSpec& spec, bool record_activity);
+RunOutcome run_workload(const RunSpec& spec, workloads::replay::ActivityDetail activity);
 
 // The trace a run replays: a generated workload's, or the user's trace file's; nullopt for
 // kinds that have none (microbenchmarks, PHOLD).

@@ -142,6 +142,26 @@ TEST_CASE("--out writes summary.json, taxes.csv, timeline.json, stats.json and r
   CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 5);
 }
 
+TEST_CASE("--timeline none writes no timeline, full adds the CU tracks, another value is a usage error") {
+  const auto dir = tessera::test::scratch_dir() / "timeline-levels";
+  std::filesystem::remove_all(dir);
+  const std::string small = " --set workload.m=64 --set workload.n=512 --set workload.k=1024";
+  REQUIRE(run_tessera("run" + small + " --timeline none --out '" + (dir / "none").string() + "'").exit_code == 0);
+  CHECK_FALSE(std::filesystem::exists(dir / "none" / "timeline.json"));
+  CHECK(std::filesystem::exists(dir / "none" / "report.html"));
+  REQUIRE(run_tessera("run" + small + " --out '" + (dir / "kernels").string() + "'").exit_code == 0);
+  REQUIRE(run_tessera("run" + small + " --timeline full --out '" + (dir / "full").string() + "'").exit_code == 0);
+  const std::string kernels = tessera::test::read_all(dir / "kernels" / "timeline.json");
+  const std::string full = tessera::test::read_all(dir / "full" / "timeline.json");
+  CHECK(kernels.find("where the time goes") != std::string::npos);
+  CHECK(kernels.find("\"cat\":\"workgroup\"") == std::string::npos);
+  CHECK(full.find("\"cat\":\"workgroup\"") != std::string::npos);
+  CHECK(kernels.size() * 4 < full.size());
+  const auto bad = run_tessera("run --timeline cus");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--timeline cus: expected none, kernels or full") != std::string::npos);
+}
+
 TEST_CASE("config errors name file, line, column and key, exit 2, and write nothing") {
   const auto dir = tessera::test::scratch_dir() / "no-out";
   std::filesystem::remove_all(dir);

@@ -175,7 +175,7 @@ TEST_CASE("a wait for a slot whose remote load arrived first is memory for the r
 
 TEST_CASE("the activity log's slices tile each workgroup's life and never overlap on a CU slot") {
   tessera::workloads::replay::ReplayOptions options;
-  options.record_activity = true;
+  options.activity = tessera::workloads::replay::ActivityDetail::kWorkgroups;
   const auto r = replay_trace(producer_consumer(false), mi300x(1, 1'000'000), options);
   const auto& log = r.activity;
   REQUIRE(!log.slices.empty());
@@ -196,4 +196,30 @@ TEST_CASE("the activity log's slices tile each workgroup's life and never overla
   CHECK(small.activity.truncated);
   CHECK(small.activity.slices.size() <= 2);
   CHECK(small.times == r.times);
+}
+
+TEST_CASE("each GPU's recorded breakdown over time tiles its span and adds up to its parts") {
+  for (const auto detail : {tessera::workloads::replay::ActivityDetail::kKernels,
+                            tessera::workloads::replay::ActivityDetail::kWorkgroups}) {
+    tessera::workloads::replay::ReplayOptions options;
+    options.activity = detail;
+    const auto r = replay_trace(producer_consumer(false), mi300x(1, 1'000'000), options);
+    const auto& stretches = r.activity.gpu_stretches;
+    REQUIRE_FALSE(stretches.empty());
+    // Kernel detail records no workgroup slices and no flag edges.
+    CHECK(r.activity.slices.empty() == (detail == tessera::workloads::replay::ActivityDetail::kKernels));
+    CategoryTimes from_stretches{};
+    tessera::sim::Tick at_ps = 0;
+    for (const auto& s : stretches) {
+      CHECK(s.rank == 0);
+      CHECK(s.start_ps == at_ps);  // contiguous, in time order
+      CHECK(s.end_ps > s.start_ps);
+      from_stretches[static_cast<std::size_t>(s.category)] += s.end_ps - s.start_ps;
+      at_ps = s.end_ps;
+    }
+    CHECK(at_ps == r.makespan_ps);
+    // No stretch here mixes local memory with intermediates, so the parts are exactly the stretches'.
+    CHECK(from_stretches == r.gpu_times[0]);
+    for (std::size_t i = 1; i < stretches.size(); ++i) CHECK(stretches[i].category != stretches[i - 1].category);
+  }
 }

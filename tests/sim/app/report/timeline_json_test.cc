@@ -310,3 +310,34 @@ TEST_CASE("timeline: a summary without kernels and an empty log still make a val
   for (const json& e : k["traceEvents"]) found = found || (e["ph"] == "X" && e["name"] == "quote\" backslash\\ <tag>");
   CHECK(found);
 }
+
+TEST_CASE("timeline: kernel detail draws the kernels and each GPU's breakdown, no CU tracks") {
+  ActivityLog log = sample_log();
+  using tessera::workloads::replay::GpuStretch;
+  log.gpu_stretches = {GpuStretch{0, TimeCategory::kLaunchOverhead, 0, 10'000},
+                       GpuStretch{0, TimeCategory::kCommunication, 10'000, 300'000},
+                       GpuStretch{1, TimeCategory::kCompute, 0, 960'000}};
+  const json j = parse_timeline(timeline_json(attributed_run("bsp"), log, tessera::workloads::replay::ActivityDetail::kKernels));
+  std::vector<json> breakdown;
+  bool cu_track = false;
+  for (const json& e : j["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] == "breakdown") breakdown.push_back(e);
+    if (e["ph"] == "X" && e["cat"] == "workgroup") cu_track = true;
+  }
+  CHECK_FALSE(cu_track);
+  REQUIRE(breakdown.size() == 3);
+  CHECK(breakdown[0]["name"] == "launch_overhead");
+  CHECK(ps_of(breakdown[1]["ts"]) == 10'000);
+  CHECK(ps_of(breakdown[1]["dur"]) == 290'000);
+  CHECK(breakdown[2]["name"] == "compute");
+  CHECK(breakdown[2]["pid"] != breakdown[0]["pid"]);  // GPU 1's process
+  const auto names = thread_names(j["traceEvents"]);
+  bool named = false;
+  for (const auto& [key, name] : names) named = named || name == "where the time goes";
+  CHECK(named);
+  // The full detail has the CU tracks too.
+  const json full = parse_timeline(timeline_json(attributed_run("bsp"), log));
+  bool full_cu = false;
+  for (const json& e : full["traceEvents"]) full_cu = full_cu || (e["ph"] == "X" && e["cat"] == "workgroup");
+  CHECK(full_cu);
+}
