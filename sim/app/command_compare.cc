@@ -15,6 +15,7 @@
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/run/run_config_loader.h"
+#include "sim/app/run/config_differences.h"
 #include "sim/app/run/run_workload.h"
 #include "sim/app/sweep/comparison.h"
 #include "sim/app/usage_error.h"
@@ -47,6 +48,18 @@ std::string side_line(const char* name, const std::string& config, const run::Ru
   return fmt::format("{}: {} ({})\n", name, config, what);
 }
 
+// What the configs differ in, one key per line; long lists show their first keys.
+std::string differences_text(const std::vector<run::ConfigDifference>& differences) {
+  constexpr std::size_t kMaxLines = 20;
+  if (differences.empty()) return "A and B are the same configuration.\n";
+  std::string out = fmt::format("A and B differ in {} key{}:\n", differences.size(), differences.size() == 1 ? "" : "s");
+  for (std::size_t i = 0; i < differences.size() && i < kMaxLines; ++i) {
+    out += fmt::format("  {}: {} -> {}\n", differences[i].key, differences[i].a_text, differences[i].b_text);
+  }
+  if (differences.size() > kMaxLines) out += fmt::format("  ({} more in --json)\n", differences.size() - kMaxLines);
+  return out;
+}
+
 }  // namespace
 
 int command_compare(const Args& args) {
@@ -76,7 +89,11 @@ int command_compare(const Args& args) {
   const run::RunResult b = run_b.get();
 
   const std::vector<sweep::ComparisonRow> rows = sweep::compare_runs(a, b);
+  const std::vector<run::ConfigDifference> differences = run::config_differences(spec_a, spec_b);
+  nlohmann::json differences_json = nlohmann::json::array();
+  for (const run::ConfigDifference& d : differences) differences_json.push_back({{"key", d.key}, {"a", d.a_text}, {"b", d.b_text}});
   nlohmann::json report{{"a", side_json(configs[0], a)}, {"b", side_json(configs[1], b)},
+                        {"differences", std::move(differences_json)},
                         {"quantities", sweep::comparison_rows_json(rows)}};
   if (!out_dir.empty()) {
     write_file_atomically(std::filesystem::path(out_dir) / "compare.json", report.dump(2) + "\n");
@@ -85,7 +102,8 @@ int command_compare(const Args& args) {
   if (vm.count("json")) {
     std::cout << report.dump(2) << "\n";
   } else {
-    std::cout << side_line("A", configs[0], a) << side_line("B", configs[1], b) << "\n" << sweep::comparison_table(rows);
+    std::cout << side_line("A", configs[0], a) << side_line("B", configs[1], b) << differences_text(differences) << "\n"
+              << sweep::comparison_table(rows);
   }
   return kExitOk;
 }

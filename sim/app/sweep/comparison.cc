@@ -26,6 +26,11 @@ std::optional<double> ComparisonRow::delta_pct() const {
   return 100 * (*b_ns - *a_ns) / *a_ns;
 }
 
+std::optional<double> ComparisonRow::ratio() const {
+  if (!a_ns || !b_ns || *a_ns == 0) return std::nullopt;
+  return *b_ns / *a_ns;
+}
+
 std::vector<ComparisonRow> compare_runs(const run::RunResult& a, const run::RunResult& b) {
   const SummaryMetrics ma = metrics_of(a);
   const SummaryMetrics mb = metrics_of(b);
@@ -40,21 +45,21 @@ std::vector<ComparisonRow> compare_runs(const run::RunResult& a, const run::RunR
 }
 
 std::string comparison_table(const std::vector<ComparisonRow>& rows) {
-  TextTable t({"quantity", "A (ns)", "B (ns)", "B - A (ns)", "change (%)"});
+  TextTable t({"quantity", "A (ns)", "B (ns)", "B - A (ns)", "change (%)", "B / A"});
   for (const ComparisonRow& r : rows) {
     std::string name = r.quantity.substr(0, r.quantity.size() - 3);  // the unit is in the headers
     if (r.is_tax) name += " (tax)";
     t.add_row({name, cell(r.a_ns, "{:.3f}", "-"), cell(r.b_ns, "{:.3f}", "-"), cell(r.delta_ns(), "{:+.3f}", "-"),
-               cell(r.delta_pct(), "{:+.2f}", "-")});
+               cell(r.delta_pct(), "{:+.2f}", "-"), cell(r.ratio(), "{:.3f}", "-")});
   }
   return t.render();
 }
 
 std::string comparison_csv(const std::vector<ComparisonRow>& rows) {
-  std::string out = "quantity,a_ns,b_ns,delta_ns,delta_pct\n";
+  std::string out = "quantity,a_ns,b_ns,delta_ns,delta_pct,ratio\n";
   for (const ComparisonRow& r : rows) {
-    out += fmt::format("{},{},{},{},{}\n", r.quantity, cell(r.a_ns, "{:.3f}", ""), cell(r.b_ns, "{:.3f}", ""),
-                       cell(r.delta_ns(), "{:.3f}", ""), cell(r.delta_pct(), "{:.4f}", ""));
+    out += fmt::format("{},{},{},{},{},{}\n", r.quantity, cell(r.a_ns, "{:.3f}", ""), cell(r.b_ns, "{:.3f}", ""),
+                       cell(r.delta_ns(), "{:.3f}", ""), cell(r.delta_pct(), "{:.4f}", ""), cell(r.ratio(), "{:.6f}", ""));
   }
   return out;
 }
@@ -64,7 +69,7 @@ nlohmann::json comparison_rows_json(const std::vector<ComparisonRow>& rows) {
   for (const ComparisonRow& r : rows) {
     out.push_back({{"quantity", r.quantity}, {"is_tax", r.is_tax}, {"a_ns", json_or_null(r.a_ns)},
                    {"b_ns", json_or_null(r.b_ns)}, {"delta_ns", json_or_null(r.delta_ns())},
-                   {"delta_pct", json_or_null(r.delta_pct())}});
+                   {"delta_pct", json_or_null(r.delta_pct())}, {"ratio", json_or_null(r.ratio())}});
   }
   return out;
 }

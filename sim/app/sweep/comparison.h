@@ -20,6 +20,7 @@ struct ComparisonRow {
 
   std::optional<double> delta_ns() const;   // B - A, when both exist
   std::optional<double> delta_pct() const;  // 100 (B - A) / A, when both exist and A is not 0
+  std::optional<double> ratio() const;      // B / A, when both exist and A is not 0
 };
 
 // The makespan, then each part that either run has, in the order of results.csv.
@@ -27,9 +28,9 @@ std::vector<ComparisonRow> compare_runs(const run::RunResult& a, const run::RunR
 
 // The aligned terminal table (units in the headers).
 std::string comparison_table(const std::vector<ComparisonRow>& rows);
-// compare.csv: quantity,a_ns,b_ns,delta_ns,delta_pct (empty cells where a value is missing).
+// compare.csv: quantity,a_ns,b_ns,delta_ns,delta_pct,ratio (empty cells where a value is missing).
 std::string comparison_csv(const std::vector<ComparisonRow>& rows);
-// compare.json's rows: [{quantity, a_ns, b_ns, delta_ns, delta_pct}], null where missing.
+// compare.json's rows: [{quantity, a_ns, b_ns, delta_ns, delta_pct, ratio}], null where missing.
 nlohmann::json comparison_rows_json(const std::vector<ComparisonRow>& rows);
 
 }  // namespace tessera::app::sweep

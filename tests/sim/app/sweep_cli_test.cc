@@ -215,25 +215,30 @@ TEST_CASE("compare: the makespan and each part from A to B, as a table, JSON and
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("A: " + a.string() + " (ag_gemm on mi300x-8, variant bsp)") != std::string::npos);
   CHECK(r.out.find("B: " + b.string() + " (ag_gemm on mi300x-8, variant push)") != std::string::npos);
-  for (const char* column : {"quantity", "A (ns)", "B (ns)", "B - A (ns)", "change (%)", "makespan",
+  // What the two configs differ in: the variant alone.
+  CHECK(r.out.find("A and B differ in 1 key:\n  workload.variant: bsp -> push\n") != std::string::npos);
+  for (const char* column : {"quantity", "A (ns)", "B (ns)", "B - A (ns)", "change (%)", "B / A", "makespan",
                              "bulk_synchronous (tax)", "inter_kernel_locality (tax)", "launch_overhead (tax)", "compute"}) {
     CHECK_MESSAGE(r.out.find(column) != std::string::npos, column);
   }
   const auto j = nlohmann::json::parse(read_all(out / "compare.json"));
   CHECK(j["a"]["variant"] == "bsp");
   CHECK(j["b"]["variant"] == "push");
+  REQUIRE(j["differences"].size() == 1);
+  CHECK(j["differences"][0] == nlohmann::json{{"key", "workload.variant"}, {"a", "bsp"}, {"b", "push"}});
   const auto& q = j["quantities"];
   REQUIRE(q.size() == 8);
   CHECK(q[0]["quantity"] == "makespan_ns");
   CHECK(q[0]["a_ns"] == j["a"]["makespan_ns"]);
   CHECK(q[0]["delta_ns"].get<double>() == doctest::Approx(q[0]["b_ns"].get<double>() - q[0]["a_ns"].get<double>()));
+  CHECK(q[0]["ratio"].get<double>() == doctest::Approx(q[0]["b_ns"].get<double>() / q[0]["a_ns"].get<double>()));
   // The parts of each side add up to its makespan (the summary's promise, carried through).
   double a_sum = 0;
   for (std::size_t i = 1; i < q.size(); ++i) a_sum += q[i]["a_ns"].get<double>();
   CHECK(a_sum == doctest::Approx(q[0]["a_ns"].get<double>()).epsilon(1e-6));
   const auto csv = lines_of(read_all(out / "compare.csv"));
   REQUIRE(csv.size() == 9);
-  CHECK(csv[0] == "quantity,a_ns,b_ns,delta_ns,delta_pct");
+  CHECK(csv[0] == "quantity,a_ns,b_ns,delta_ns,delta_pct,ratio");
   CHECK(csv[1].starts_with("makespan_ns,"));
   CHECK(count_files(out) == 2);
 
@@ -253,6 +258,10 @@ TEST_CASE("compare: microbenchmarks have no breakdown, so only the makespan is c
   const auto j = nlohmann::json::parse(r.out);
   REQUIRE(j["quantities"].size() == 1);
   CHECK(j["quantities"][0]["delta_pct"].get<double>() > 0);
+  REQUIRE(j["differences"].size() == 1);
+  CHECK(j["differences"][0]["key"] == "workload.bytes");
+  CHECK(j["differences"][0]["a"] == "1 MiB");
+  CHECK(j["differences"][0]["b"] == "2 MiB");
   CHECK(run_tessera("compare '" + a.string() + "'").exit_code == 2);
   const auto bad = run_tessera("compare '" + a.string() + "' '" + b.string() + "' --set workload.bytes=12");
   CHECK(bad.exit_code == 2);

@@ -279,7 +279,9 @@ TEST_CASE("compare: rows for what either run has, deltas only where both have it
   const auto only_makespan = compare_runs(run::run_result_from_json({{"makespan_ns", 10.0}}), summary_with_taxes());
   REQUIRE(only_makespan.size() == 8);
   CHECK_FALSE(only_makespan[1].delta_ns().has_value());
-  CHECK(comparison_csv(only_makespan).find("compute_ns,,40.000,,\n") != std::string::npos);
+  CHECK(comparison_csv(only_makespan).find("compute_ns,,40.000,,,\n") != std::string::npos);
+  CHECK(*rows[0].ratio() == doctest::Approx(0.8));
+  CHECK_FALSE(rows[4].ratio().has_value());  // 0 -> 0: no ratio
   CHECK(compare_runs(run::run_result_from_json({{"makespan_ns", 10.0}}), run::run_result_from_json({{"makespan_ns", 5.0}}))
             .size() == 1);
   const std::string table = comparison_table(rows);
