@@ -143,6 +143,21 @@ class Schema {
   template <class Sub>
   Schema& nested_list(std::string key, std::vector<Sub> Spec::*member, const Schema<Sub>& schema,
                       std::string doc = {});
+  // The fields of a member struct flattened into this map, so that a block of parameters several
+  // Specs share is declared once, by its own schema: every field of `fields`, in its order, under
+  // its key, doc, unit, bounds and required-ness, reads and writes `spec.*member`, and `fields`'
+  // checks run on the member with this schema's own. The member has no key of its own
+  // (`{m: 64}`, where nested() reads `{gemm: {m: 64}}`); a key this schema already has is a
+  // mistake in the schema.
+  template <class Sub>
+  Schema& embed(Sub Spec::*member, const Schema<Sub>& fields);
+
+  // Parts of this schema, for a parent that embeds one struct's keys in two places of its map
+  // with keys of its own between them: only() holds the named fields and no check, without() the
+  // others and every check, so that embedding both runs each check once. Fields keep this
+  // schema's order; naming a key it does not declare is a mistake in the schema.
+  Schema only(const std::vector<std::string>& keys) const { return part(keys, /*keep_named=*/true); }
+  Schema without(const std::vector<std::string>& keys) const { return part(keys, /*keep_named=*/false); }
 
   // ---- Modifiers of the last declared field. ----
   Schema& min(double v) {
@@ -240,6 +255,22 @@ class Schema {
     return *this;
   }
 
+  // Fields named (or not named) by `keys`; the checks only with the unnamed ones.
+  Schema part(const std::vector<std::string>& keys, bool keep_named) const {
+    for (const std::string& key : keys) {
+      if (find(key) == nullptr) {
+        throw std::logic_error(fmt::format("schema '{}' has no key '{}' to select", name_, key));
+      }
+    }
+    Schema out(name_, doc_);
+    for (const auto& field : fields_) {
+      const bool named = std::find(keys.begin(), keys.end(), field->key()) != keys.end();
+      if (named == keep_named) out.fields_.push_back(field);
+    }
+    if (!keep_named) out.checks_ = checks_;
+    return out;
+  }
+
   schema_detail::Field<Spec>& last() {
     if (fields_.empty()) throw std::logic_error(fmt::format("schema '{}': a modifier before any field", name_));
     return *fields_.back();
@@ -251,6 +282,10 @@ class Schema {
     }
     return nullptr;
   }
+
+  // embed() reads the fields and checks of a schema of another Spec.
+  template <class>
+  friend class Schema;
 
   std::string name_;
   std::string doc_;
@@ -356,6 +391,18 @@ Schema<Spec>& Schema<Spec>::nested_list(std::string key, std::vector<Sub> Spec::
   if (doc.empty()) doc = schema.doc();
   return add(
       std::make_shared<schema_detail::NestedListField<Spec, Sub>>(std::move(key), member, schema, std::move(doc)));
+}
+
+template <class Spec>
+template <class Sub>
+Schema<Spec>& Schema<Spec>::embed(Sub Spec::*member, const Schema<Sub>& fields) {
+  for (const auto& field : fields.fields_) {
+    add(std::make_shared<schema_detail::EmbeddedField<Spec, Sub>>(member, field));
+  }
+  for (const auto& rule : fields.checks_) {
+    checks_.push_back([member, rule](const Spec& spec) { return rule(spec.*member); });
+  }
+  return *this;
 }
 
 }  // namespace tessera::sim::config

@@ -3,6 +3,7 @@
 // which knows how to read its member from a node (strictly), check its range, and describe
 // it as YAML and JSON. Not a hot path: clarity over speed.
 #include <limits>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -224,6 +225,45 @@ class ListField final : public Field<Spec> {
   std::vector<Value> Spec::*member_;
   Codec codec_;
   Bounds bounds_;
+};
+
+// A field of a member struct flattened into its parent's map (Schema::embed): the sub-schema's
+// field under its own key, doc, bounds and required-ness, reading and writing `spec.*member`.
+template <class Spec, class Sub>
+class EmbeddedField final : public Field<Spec> {
+ public:
+  EmbeddedField(Sub Spec::*member, std::shared_ptr<const Field<Sub>> field)
+      : Field<Spec>(field->key(), field->doc()), member_(member), field_(std::move(field)) {
+    if (field_->required()) this->set_required();
+  }
+
+  // The sub-schema owns the field's range, so that every embedding of it shares one.
+  void set_min(double) override { throw_range_belongs_to_sub_schema(); }
+  void set_max(double) override { throw_range_belongs_to_sub_schema(); }
+
+  void read(const ConfigNode& node, Spec& spec) const override { field_->read(node, spec.*member_); }
+
+  void write_yaml(const Spec& spec, int indent, std::string& out) const override {
+    field_->write_yaml(spec.*member_, indent, out);
+  }
+
+  nlohmann::json value_json(const Spec& spec) const override { return field_->value_json(spec.*member_); }
+
+  // The embedding Spec's defaults of the member, which may differ from Sub's own.
+  nlohmann::json schema_json(const Spec& defaults) const override {
+    nlohmann::json j = field_->schema_json(defaults.*member_);
+    j["required"] = this->required();
+    return j;
+  }
+
+ private:
+  [[noreturn]] void throw_range_belongs_to_sub_schema() const {
+    throw std::logic_error(
+        fmt::format("config field '{}' is embedded: set its range in the schema that declares it", this->key()));
+  }
+
+  Sub Spec::*member_;
+  std::shared_ptr<const Field<Sub>> field_;
 };
 
 }  // namespace tessera::sim::config::schema_detail

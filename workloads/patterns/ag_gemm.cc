@@ -1,15 +1,11 @@
 #include "workloads/patterns/ag_gemm.h"
 
-#include <fmt/format.h>
-
 #include "workloads/patterns/concat_kernel.h"
 #include "workloads/patterns/push_shards.h"
 
 namespace tessera::workloads::patterns {
 
 namespace {
-
-constexpr double kMaxDim = 1 << 24;
 
 // The pieces every variant shares: tiling, layouts, grid.
 struct Plan {
@@ -58,22 +54,16 @@ const std::vector<std::pair<std::string, PeerOrder>>& peer_order_choices() {
 
 const sim::config::Schema<AgGemmParams>& ag_gemm_schema() {
   using S = sim::config::Schema<AgGemmParams>;
+  static const sim::config::Schema<GemmShapeParams> gemm = gemm_shape_schema({
+      .k = "columns of A (all ranks together); a multiple of ranks x block_k",
+      .xcd_remap = "GEMM workgroup id remap: chiplet_swizzle puts consecutive tiles on one die",
+  });
   static const S s =
       S("ag_gemm", "All-Gather + GEMM: A sharded along K, B replicated, every rank computes C (Iris examples, arXiv 2511.12500)")
-          .count("m", &AgGemmParams::m, "rows of A and C").range(1, kMaxDim)
-          .count("n", &AgGemmParams::n, "columns of B and C").range(1, kMaxDim)
-          .count("k", &AgGemmParams::k, "columns of A (all ranks together); a multiple of ranks x block_k")
-          .range(1, kMaxDim)
-          .choice("dtype", &AgGemmParams::dtype, dtype_choices(), "element type of A, B and C")
-          .count("block_m", &AgGemmParams::block_m, "tile rows").range(1, 4096)
-          .count("block_n", &AgGemmParams::block_n, "tile columns").range(1, 4096)
-          .count("block_k", &AgGemmParams::block_k, "K-loop step").range(1, 4096)
-          .count("group_m", &AgGemmParams::group_m, "row-blocks per group of the tile order (GROUP_SIZE_M)")
-          .range(1, 1 << 16)
+          .embed(&AgGemmParams::gemm, gemm.without({kXcdRemapKey}))
           .count("ranks", &AgGemmParams::ranks, "GPUs taking part; 0: all GPUs of the system").range(0, 1 << 16)
           .count("workgroups", &AgGemmParams::workgroups, "persistent GEMM grid; 0: one per CU").range(0, 1 << 20)
-          .choice("xcd_remap", &AgGemmParams::xcd_remap, xcd_remap_choices(),
-                  "GEMM workgroup id remap: chiplet_swizzle puts consecutive tiles on one die")
+          .embed(&AgGemmParams::gemm, gemm.only({kXcdRemapKey}))
           .choice("variant", &AgGemmParams::variant, ag_gemm_variant_choices(),
                   "bsp: all-gather kernel, concat, GEMM; pull: remote loads in the K-loop; push: producer "
                   "stores blocks to every inbox with a flag each, GEMM waits per block")
@@ -89,11 +79,7 @@ const sim::config::Schema<AgGemmParams>& ag_gemm_schema() {
                  "bsp: the largest piece an all-gather channel moves at once")
           .range(128, 1ULL << 40)
           .boolean("concat", &AgGemmParams::concat,
-                   "bsp: copy the gathered shards into one m x k matrix before the GEMM (torch.cat)")
-          .check([](const AgGemmParams& p) -> std::optional<std::string> {
-            if (auto problem = tiling_problem(tiling_of(p))) return problem->key + ": " + problem->message;
-            return std::nullopt;
-          });
+                   "bsp: copy the gathered shards into one m x k matrix before the GEMM (torch.cat)");
   return s;
 }
 
@@ -102,21 +88,17 @@ std::uint32_t ranks_of(const AgGemmParams& p, const models::SystemSpec& system) 
 }
 
 GemmTiling tiling_of(const AgGemmParams& p) {
-  return tiling_from(p);
+  return tiling_of(p.gemm);
 }
 
 std::optional<ParamProblem> check_against_system(const AgGemmParams& p, const models::SystemSpec& system) {
   const std::uint32_t ranks = ranks_of(p, system);
   if (auto problem = ranks_problem(ranks, system)) return problem;
   if (auto problem = tiling_problem(tiling_of(p))) return problem;
-  if (p.k % (std::uint64_t{ranks} * p.block_k) != 0) {
-    return ParamProblem{"k", fmt::format("k ({}) must be a multiple of ranks x block_k ({} x {} = {}): each rank "
-                                         "owns k / ranks columns of A, walked in block_k steps",
-                                         p.k, ranks, p.block_k, std::uint64_t{ranks} * p.block_k)};
-  }
+  if (auto problem = k_shard_problem(p.gemm, ranks)) return problem;
   const std::uint64_t grid = p.workgroups != 0 ? p.workgroups : models::total_compute_units(system.gpu);
   if (grid == 0) return ParamProblem{"workgroups", "the system has no compute units"};
-  if (auto problem = remap_problem(grid, system.gpu.compute.num_dies, p.xcd_remap)) {
+  if (auto problem = remap_problem(grid, system.gpu.compute.num_dies, p.gemm.xcd_remap)) {
     return ParamProblem{"workgroups", *problem};
   }
   return std::nullopt;
@@ -131,7 +113,7 @@ trace::Trace make_ag_gemm(const AgGemmParams& p, const models::SystemSpec& syste
   trace::TraceBuilder tb(plan.ranks);
   const std::uint32_t shard = tb.buffer("A_shard", plan.shard.buffer_bytes());
   OutputTileSpec gemm;
-  gemm.dtype = p.dtype;
+  gemm.dtype = p.gemm.dtype;
   gemm.b = plan.b;
   gemm.c = plan.c;
   gemm.b_buffer = tb.buffer("B", plan.b.buffer_bytes());
@@ -184,7 +166,7 @@ trace::Trace make_ag_gemm(const AgGemmParams& p, const models::SystemSpec& syste
     }
   }
   const std::uint32_t program = tb.program(output_tile_program("gemm", t, plan.grid, gemm));
-  launch_gemm_on_every_rank(tb, "gemm", plan.ranks, plan.grid, program, system.gpu.compute.num_dies, p.xcd_remap);
+  launch_gemm_on_every_rank(tb, "gemm", plan.ranks, plan.grid, program, system.gpu.compute.num_dies, p.gemm.xcd_remap);
   tb.sync_all();
   return std::move(tb).build();
 }

@@ -30,6 +30,7 @@
 #include "models/system/system_spec.h"
 #include "sim/config/schema.h"
 #include "workloads/patterns/all_gather.h"
+#include "workloads/patterns/gemm_params.h"
 #include "workloads/patterns/gemm_tiling.h"
 #include "workloads/patterns/param_problem.h"
 #include "workloads/trace/trace.h"
@@ -45,18 +46,20 @@ enum class PeerOrder : std::uint8_t { kNatural, kStaggered };
 const std::vector<std::pair<std::string, PeerOrder>>& peer_order_choices();
 
 struct AgGemmParams {
-  std::uint64_t m = 1024;  // the public benchmarks sweep M in {1, 2, 4, .., 1024}
-  std::uint64_t n = 3584;
-  std::uint64_t k = 8192;
-  models::compute::Dtype dtype = models::compute::Dtype::kFp16;
-  std::uint32_t block_m = 256;  // the public benchmarks' tiles: 256 x 64 x 64
-  std::uint32_t block_n = 64;
-  std::uint32_t block_k = 64;
-  std::uint32_t group_m = 6;     // the Iris benchmark's --gsize_m default
+  GemmShapeParams gemm{
+      .m = 1024,  // the public benchmarks sweep M in {1, 2, 4, .., 1024}
+      .n = 3584,
+      .k = 8192,
+      .dtype = models::compute::Dtype::kFp16,
+      .block_m = 256,  // the public benchmarks' tiles: 256 x 64 x 64
+      .block_n = 64,
+      .block_k = 64,
+      .group_m = 6,  // the Iris benchmark's --gsize_m default
+      // The Iris ag_gemm examples launch with NUM_XCDS = 1, i.e. no remap.
+      .xcd_remap = XcdRemap::kNone,
+  };
   std::uint32_t ranks = 0;       // 0: every GPU of the system
   std::uint32_t workgroups = 0;  // GEMM grid (and concat grid); 0: one per CU (304 on MI300X)
-  // The Iris ag_gemm examples launch with NUM_XCDS = 1, i.e. no remap.
-  XcdRemap xcd_remap = XcdRemap::kNone;
   AgGemmVariant variant = AgGemmVariant::kBsp;
   TileAddressing addressing = TileAddressing::kPanels;
   PeerOrder peer_order = PeerOrder::kNatural;  // pull: slab order; push: destinations and slab order

@@ -1,44 +1,24 @@
 #include "workloads/patterns/gemm.h"
 
-#include <fmt/format.h>
-
 namespace tessera::workloads::patterns {
-
-namespace {
-
-constexpr double kMaxDim = 1 << 24;
-
-}  // namespace
 
 const sim::config::Schema<GemmParams>& gemm_schema() {
   using S = sim::config::Schema<GemmParams>;
+  static const sim::config::Schema<GemmShapeParams> gemm = gemm_shape_schema();
   static const S s =
       S("gemm", "C = A·B on one GPU: a persistent tiled GEMM")
-          .count("m", &GemmParams::m, "rows of A and C").range(1, kMaxDim)
-          .count("n", &GemmParams::n, "columns of B and C").range(1, kMaxDim)
-          .count("k", &GemmParams::k, "columns of A, rows of B; a multiple of block_k").range(1, kMaxDim)
-          .choice("dtype", &GemmParams::dtype, dtype_choices(), "element type of A, B and C")
-          .count("block_m", &GemmParams::block_m, "tile rows").range(1, 4096)
-          .count("block_n", &GemmParams::block_n, "tile columns").range(1, 4096)
-          .count("block_k", &GemmParams::block_k, "K-loop step").range(1, 4096)
-          .count("group_m", &GemmParams::group_m, "row-blocks per group of the tile order (GROUP_SIZE_M)")
-          .range(1, 1 << 16)
+          .embed(&GemmParams::gemm, gemm.without({kXcdRemapKey}))
           .count("workgroups", &GemmParams::workgroups, "persistent grid; 0: one per CU").range(0, 1 << 20)
-          .choice("xcd_remap", &GemmParams::xcd_remap, xcd_remap_choices(),
-                  "workgroup id remap: chiplet_swizzle puts consecutive tiles on one die")
+          .embed(&GemmParams::gemm, gemm.only({kXcdRemapKey}))
           .boolean("persistent", &GemmParams::persistent,
                    "a persistent grid looping over tiles; false: one workgroup per tile")
           .choice("addressing", &GemmParams::addressing, tile_addressing_choices(),
-                  "panels: one op per tile block; rows: one op per block row (exact row-major, ~100x the ops)")
-          .check([](const GemmParams& p) -> std::optional<std::string> {
-            if (auto problem = tiling_problem(tiling_of(p))) return problem->key + ": " + problem->message;
-            return std::nullopt;
-          });
+                  "panels: one op per tile block; rows: one op per block row (exact row-major, ~100x the ops)");
   return s;
 }
 
 GemmTiling tiling_of(const GemmParams& p) {
-  return tiling_from(p);
+  return tiling_of(p.gemm);
 }
 
 std::uint64_t gemm_grid(const GemmParams& p, const models::SystemSpec& system) {
@@ -50,7 +30,7 @@ std::optional<ParamProblem> check_against_system(const GemmParams& p, const mode
   if (auto problem = tiling_problem(tiling_of(p))) return problem;
   const std::uint64_t grid = gemm_grid(p, system);
   if (grid == 0) return ParamProblem{"workgroups", "the system has no compute units"};
-  if (auto problem = remap_problem(grid, system.gpu.compute.num_dies, p.xcd_remap)) {
+  if (auto problem = remap_problem(grid, system.gpu.compute.num_dies, p.gemm.xcd_remap)) {
     return ParamProblem{p.persistent ? "workgroups" : "xcd_remap", *problem};
   }
   return std::nullopt;
@@ -62,7 +42,7 @@ trace::Trace make_gemm(const GemmParams& p, const models::SystemSpec& system) {
   const std::uint64_t grid = gemm_grid(p, system);
 
   OutputTileSpec spec;
-  spec.dtype = p.dtype;
+  spec.dtype = p.gemm.dtype;
   spec.a = SlabLayout{t.m, t.k, 1, t.block_m, t.block_k, t.elem_bytes, p.addressing, SlabPlacement::kOneMatrix};
   spec.b = BLayout{t.k, t.n, t.block_k, t.block_n, t.elem_bytes, p.addressing};
   spec.c = CLayout{t.m, t.n, t.block_m, t.block_n, t.elem_bytes, p.addressing};
@@ -76,7 +56,7 @@ trace::Trace make_gemm(const GemmParams& p, const models::SystemSpec& system) {
   kernel.name = "gemm";
   kernel.grid = grid;
   kernel.program = program;
-  kernel.args = {remap_expr(grid, system.gpu.compute.num_dies, p.xcd_remap)};
+  kernel.args = {remap_expr(grid, system.gpu.compute.num_dies, p.gemm.xcd_remap)};
   tb.launch(std::move(kernel));
   tb.sync(0);
   return std::move(tb).build();

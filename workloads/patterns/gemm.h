@@ -11,6 +11,7 @@
 
 #include "models/system/system_spec.h"
 #include "sim/config/schema.h"
+#include "workloads/patterns/gemm_params.h"
 #include "workloads/patterns/gemm_tiling.h"
 #include "workloads/patterns/param_problem.h"
 #include "workloads/trace/trace.h"
@@ -18,18 +19,20 @@
 namespace tessera::workloads::patterns {
 
 struct GemmParams {
-  // The first GEMM + All-Scatter shape of the public benchmarks (8192 x 4608 x 36864, fp16).
-  std::uint64_t m = 8192;
-  std::uint64_t n = 4608;
-  std::uint64_t k = 36864;
-  models::compute::Dtype dtype = models::compute::Dtype::kFp16;
-  std::uint32_t block_m = 256;
-  std::uint32_t block_n = 256;
-  std::uint32_t block_k = 64;
-  std::uint32_t group_m = 6;    // the Iris examples' --gsize_m default
+  GemmShapeParams gemm{
+      // The first GEMM + All-Scatter shape of the public benchmarks (8192 x 4608 x 36864, fp16).
+      .m = 8192,
+      .n = 4608,
+      .k = 36864,
+      .dtype = models::compute::Dtype::kFp16,
+      .block_m = 256,
+      .block_n = 256,
+      .block_k = 64,
+      .group_m = 6,  // the Iris examples' --gsize_m default
+      .xcd_remap = XcdRemap::kNone,
+  };
   std::uint32_t workgroups = 0;  // persistent grid; 0: one per CU of the GPU
-  XcdRemap xcd_remap = XcdRemap::kNone;
-  bool persistent = true;  // false: one workgroup per tile
+  bool persistent = true;        // false: one workgroup per tile
   TileAddressing addressing = TileAddressing::kPanels;
 };
 

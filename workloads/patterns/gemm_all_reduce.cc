@@ -10,8 +10,6 @@ namespace tessera::workloads::patterns {
 
 namespace {
 
-constexpr double kMaxDim = 1 << 24;
-
 // The pieces every variant shares.
 struct Plan {
   std::uint32_t ranks = 1;
@@ -24,10 +22,6 @@ struct Plan {
 
 std::uint64_t grid_of(const GemmAllReduceParams& p, const models::SystemSpec& system) {
   return p.workgroups != 0 ? p.workgroups : models::total_compute_units(system.gpu);
-}
-
-GemmTiling global_tiling(const GemmAllReduceParams& p) {
-  return tiling_from(p);
 }
 
 Plan plan_of(const GemmAllReduceParams& p, const models::SystemSpec& system) {
@@ -46,7 +40,7 @@ Plan plan_of(const GemmAllReduceParams& p, const models::SystemSpec& system) {
 AllReduceSpec collective_of(const GemmAllReduceParams& p, const Plan& plan) {
   AllReduceSpec ar;
   ar.algorithm = p.collective;
-  ar.dtype = p.dtype;
+  ar.dtype = p.gemm.dtype;
   ar.bytes = plan.c.buffer_bytes();
   ar.channels = p.collective_workgroups;
   ar.chunk_bytes = p.collective_chunk_bytes;
@@ -67,26 +61,21 @@ const std::vector<std::pair<std::string, GemmAllReduceVariant>>& gemm_all_reduce
 const sim::config::Schema<GemmAllReduceParams>& gemm_all_reduce_schema() {
   using S = sim::config::Schema<GemmAllReduceParams>;
   using P = GemmAllReduceParams;
+  static const sim::config::Schema<GemmShapeParams> gemm = gemm_shape_schema({
+      .k = "columns of A and rows of B (all ranks together); a multiple of ranks x block_k",
+      .xcd_remap = "GEMM workgroup id remap: chiplet_swizzle puts consecutive tiles on one die",
+  });
   static const S s =
       S("gemm_all_reduce", "GEMM + all-reduce: K sharded over the ranks, partial products summed so that every rank "
                            "holds C (Iris examples, arXiv 2511.12500)")
-          .count("m", &P::m, "rows of A and C").range(1, kMaxDim)
-          .count("n", &P::n, "columns of B and C").range(1, kMaxDim)
-          .count("k", &P::k, "columns of A and rows of B (all ranks together); a multiple of ranks x block_k")
-          .range(1, kMaxDim)
-          .choice("dtype", &P::dtype, dtype_choices(), "element type of A, B and C")
-          .count("block_m", &P::block_m, "tile rows").range(1, 4096)
-          .count("block_n", &P::block_n, "tile columns").range(1, 4096)
-          .count("block_k", &P::block_k, "K-loop step").range(1, 4096)
-          .count("group_m", &P::group_m, "row-blocks per group of the tile order (GROUP_SIZE_M)").range(1, 1 << 16)
+          .embed(&P::gemm, gemm.without({kXcdRemapKey}))
           .count("ranks", &P::ranks, "GPUs taking part; 0: all GPUs of the system").range(0, 1 << 16)
           .count("workgroups", &P::workgroups, "persistent GEMM grid; 0: one per CU").range(0, 1 << 20)
           .count("k_steps_per_op", &P::k_steps_per_op,
                  "trace coarsening: block_k steps per K-loop op (the largest divisor of the steps up to this); "
                  "1: exact")
           .range(1, 1 << 16)
-          .choice("xcd_remap", &P::xcd_remap, xcd_remap_choices(),
-                  "GEMM workgroup id remap: chiplet_swizzle puts consecutive tiles on one die")
+          .embed(&P::gemm, gemm.only({kXcdRemapKey}))
           .choice("variant", &P::variant, gemm_all_reduce_variant_choices(),
                   "bsp: GEMM kernel, then an all-reduce kernel; one_shot: per tile, publish the partial with a "
                   "flag and reduce it from every rank's partial; atomics: per tile, an atomic add into every "
@@ -99,11 +88,7 @@ const sim::config::Schema<GemmAllReduceParams>& gemm_all_reduce_schema() {
           .count("collective_workgroups", &P::collective_workgroups, "bsp: all-reduce channels").range(1, 1 << 16)
           .bytes("collective_chunk", &P::collective_chunk_bytes,
                  "bsp: the largest piece an all-reduce channel moves at once")
-          .range(128, 1ULL << 40)
-          .check([](const P& p) -> std::optional<std::string> {
-            if (auto problem = tiling_problem(global_tiling(p))) return problem->key + ": " + problem->message;
-            return std::nullopt;
-          });
+          .range(128, 1ULL << 40);
   return s;
 }
 
@@ -112,13 +97,13 @@ std::uint32_t ranks_of(const GemmAllReduceParams& p, const models::SystemSpec& s
 }
 
 GemmTiling tiling_of(const GemmAllReduceParams& p, std::uint32_t ranks) {
-  GemmTiling t = global_tiling(p);
-  t.k = p.k / ranks;
+  GemmTiling t = tiling_of(p.gemm);
+  t.k = p.gemm.k / ranks;
   return t;
 }
 
 std::uint32_t k_steps_per_op_of(const GemmAllReduceParams& p, std::uint32_t ranks) {
-  const std::uint64_t steps = p.k / ranks / p.block_k;
+  const std::uint64_t steps = p.gemm.k / ranks / p.gemm.block_k;
   std::uint32_t g = std::max<std::uint32_t>(1, p.k_steps_per_op);
   while (g > 1 && steps % g != 0) --g;
   return g;
@@ -126,35 +111,31 @@ std::uint32_t k_steps_per_op_of(const GemmAllReduceParams& p, std::uint32_t rank
 
 GemmTiling trace_tiling_of(const GemmAllReduceParams& p, std::uint32_t ranks) {
   GemmTiling t = tiling_of(p, ranks);
-  t.block_k = p.block_k * k_steps_per_op_of(p, ranks);
+  t.block_k = p.gemm.block_k * k_steps_per_op_of(p, ranks);
   return t;
 }
 
 std::optional<ParamProblem> check_against_system(const GemmAllReduceParams& p, const models::SystemSpec& system) {
   const std::uint32_t ranks = ranks_of(p, system);
   if (auto problem = ranks_problem(ranks, system)) return problem;
-  if (auto problem = tiling_problem(global_tiling(p))) return problem;
-  if (p.k % (std::uint64_t{ranks} * p.block_k) != 0) {
-    return ParamProblem{"k", fmt::format("k ({}) must be a multiple of ranks x block_k ({} x {} = {}): each rank "
-                                         "owns k / ranks columns of A, walked in block_k steps",
-                                         p.k, ranks, p.block_k, std::uint64_t{ranks} * p.block_k)};
-  }
+  if (auto problem = tiling_problem(tiling_of(p.gemm))) return problem;
+  if (auto problem = k_shard_problem(p.gemm, ranks)) return problem;
   const std::uint64_t grid = grid_of(p, system);
   if (grid == 0) return ParamProblem{"workgroups", "the system has no compute units"};
-  if (auto problem = remap_problem(grid, system.gpu.compute.num_dies, p.xcd_remap)) {
+  if (auto problem = remap_problem(grid, system.gpu.compute.num_dies, p.gemm.xcd_remap)) {
     return ParamProblem{"workgroups", *problem};
   }
   if (p.variant == GemmAllReduceVariant::kBsp) {
-    if (p.addressing == TileAddressing::kPanels && p.n % p.block_n != 0) {
+    if (p.addressing == TileAddressing::kPanels && p.gemm.n % p.gemm.block_n != 0) {
       return ParamProblem{"n", fmt::format("bsp reduces C as one tensor of m x n elements, but with panels "
                                            "addressing a partial last column panel (n = {}, block_n = {}) leaves "
                                            "gaps in C's buffer (tile_addressing.h); use addressing: rows",
-                                           p.n, p.block_n)};
+                                           p.gemm.n, p.gemm.block_n)};
     }
     const Plan plan = plan_of(p, system);
     if (auto problem = all_reduce_problem(collective_of(p, plan), ranks)) {
-      return ParamProblem{"collective", fmt::format("C (m x n = {} x {}): {}; use collective: one_shot", p.m, p.n,
-                                                    *problem)};
+      return ParamProblem{"collective", fmt::format("C (m x n = {} x {}): {}; use collective: one_shot", p.gemm.m,
+                                                    p.gemm.n, *problem)};
     }
   }
   return std::nullopt;
@@ -175,7 +156,7 @@ trace::Trace make_gemm_all_reduce(const GemmAllReduceParams& p, const models::Sy
 
   if (p.variant == GemmAllReduceVariant::kBsp) {
     OutputTileSpec gemm;
-    gemm.dtype = p.dtype;
+    gemm.dtype = p.gemm.dtype;
     gemm.a = plan.a;
     gemm.a_buffer = a_buffer;
     gemm.b = plan.b;
@@ -183,7 +164,7 @@ trace::Trace make_gemm_all_reduce(const GemmAllReduceParams& p, const models::Sy
     gemm.c = plan.c;
     gemm.c_buffer = c_partial_buffer;
     launch_gemm_on_every_rank(tb, "gemm", plan.ranks, plan.grid, tb.program(output_tile_program("gemm", t, plan.grid, gemm)),
-                              system.gpu.compute.num_dies, p.xcd_remap);
+                              system.gpu.compute.num_dies, p.gemm.xcd_remap);
     AllReduceSpec ar = collective_of(p, plan);
     ar.input_buffer = c_partial_buffer;
     ar.output_buffer = c_buffer;
@@ -193,7 +174,7 @@ trace::Trace make_gemm_all_reduce(const GemmAllReduceParams& p, const models::Sy
     append_all_reduce(tb, plan.ranks, ar);
   } else {
     PartialTileSpec tile;
-    tile.dtype = p.dtype;
+    tile.dtype = p.gemm.dtype;
     tile.ranks = plan.ranks;
     tile.a = plan.a;
     tile.a_buffer = a_buffer;
@@ -211,7 +192,7 @@ trace::Trace make_gemm_all_reduce(const GemmAllReduceParams& p, const models::Sy
       }
     });
     launch_gemm_on_every_rank(tb, "gemm_all_reduce", plan.ranks, plan.grid, tb.program(std::move(program)),
-                              system.gpu.compute.num_dies, p.xcd_remap);
+                              system.gpu.compute.num_dies, p.gemm.xcd_remap);
   }
   tb.sync_all();
   return std::move(tb).build();

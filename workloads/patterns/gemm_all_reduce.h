@@ -39,6 +39,7 @@
 #include "models/system/system_spec.h"
 #include "sim/config/schema.h"
 #include "workloads/patterns/all_reduce.h"
+#include "workloads/patterns/gemm_params.h"
 #include "workloads/patterns/gemm_tiling.h"
 #include "workloads/patterns/param_problem.h"
 #include "workloads/trace/trace.h"
@@ -49,22 +50,24 @@ enum class GemmAllReduceVariant : std::uint8_t { kBsp, kOneShot, kAtomics };
 const std::vector<std::pair<std::string, GemmAllReduceVariant>>& gemm_all_reduce_variant_choices();
 
 struct GemmAllReduceParams {
-  // The Iris benchmarks of both fused examples (examples/08_gemm_atomics_all_reduce/benchmark.py
-  // and examples/09_gemm_one_shot_all_reduce/benchmark.py): -m 8192 -n 4608 -k 36864, fp16.
-  std::uint64_t m = 8192;
-  std::uint64_t n = 4608;
-  std::uint64_t k = 36864;
-  models::compute::Dtype dtype = models::compute::Dtype::kFp16;
-  // examples/08's benchmark defaults (--BLK_M 256 --BLK_N 128 --BLK_K 64 --gsize_m 6).
-  std::uint32_t block_m = 256;
-  std::uint32_t block_n = 128;
-  std::uint32_t block_k = 64;
-  std::uint32_t group_m = 6;
+  GemmShapeParams gemm{
+      // The Iris benchmarks of both fused examples (examples/08_gemm_atomics_all_reduce/benchmark.py
+      // and examples/09_gemm_one_shot_all_reduce/benchmark.py): -m 8192 -n 4608 -k 36864, fp16.
+      .m = 8192,
+      .n = 4608,
+      .k = 36864,
+      .dtype = models::compute::Dtype::kFp16,
+      // examples/08's benchmark defaults (--BLK_M 256 --BLK_N 128 --BLK_K 64 --gsize_m 6).
+      .block_m = 256,
+      .block_n = 128,
+      .block_k = 64,
+      .group_m = 6,
+      // Both examples' matmul wrappers pass NUM_XCDS = the GPU's XCD count, so the kernels remap.
+      .xcd_remap = XcdRemap::kChipletSwizzle,
+  };
   std::uint32_t ranks = 0;       // 0: every GPU of the system
   std::uint32_t workgroups = 0;  // persistent GEMM grid; 0: one per CU (the benchmarks pass --gemm_sms 288)
   std::uint32_t k_steps_per_op = 1;  // trace coarsening, see above; 1: one op per block_k step (exact)
-  // Both examples' matmul wrappers pass NUM_XCDS = the GPU's XCD count, so the kernels remap.
-  XcdRemap xcd_remap = XcdRemap::kChipletSwizzle;
   GemmAllReduceVariant variant = GemmAllReduceVariant::kBsp;
   TileAddressing addressing = TileAddressing::kPanels;
   // bsp only.

@@ -11,7 +11,6 @@ namespace tessera::workloads::patterns {
 
 namespace {
 
-constexpr double kMaxDim = 1 << 24;
 constexpr std::uint32_t kBspChannels = 16;  // ag_gemm's collective default, until calibrated
 constexpr std::uint64_t kLockBase = 0;      // lock of tile t: kLockBase + t
 
@@ -53,19 +52,15 @@ const std::vector<std::pair<std::string, GemmAllScatterVariant>>& gemm_all_scatt
 const sim::config::Schema<GemmAllScatterParams>& gemm_all_scatter_schema() {
   using P = GemmAllScatterParams;
   using S = sim::config::Schema<P>;
+  static const sim::config::Schema<GemmShapeParams> gemm = gemm_shape_schema({
+      .n = "columns of B and C, all ranks together (global N); a multiple of ranks",
+      .xcd_remap = "workgroup id remap: chiplet_swizzle puts consecutive tiles on one die (Iris: NUM_XCDS)",
+  });
   static const S s =
       S("gemm_all_scatter",
         "GEMM + All-Scatter: B sharded by columns, each rank computes its columns of C and scatters them so that "
         "every rank holds all of C (Iris examples, arXiv 2511.12500)")
-          .count("m", &P::m, "rows of A and C").range(1, kMaxDim)
-          .count("n", &P::n, "columns of B and C, all ranks together (global N); a multiple of ranks")
-          .range(1, kMaxDim)
-          .count("k", &P::k, "columns of A, rows of B; a multiple of block_k").range(1, kMaxDim)
-          .choice("dtype", &P::dtype, dtype_choices(), "element type of A, B and C")
-          .count("block_m", &P::block_m, "tile rows").range(1, 4096)
-          .count("block_n", &P::block_n, "tile columns").range(1, 4096)
-          .count("block_k", &P::block_k, "K-loop step").range(1, 4096)
-          .count("group_m", &P::group_m, "row-blocks per group of the tile order (GROUP_SIZE_M)").range(1, 1 << 16)
+          .embed(&P::gemm, gemm.without({kXcdRemapKey}))
           .count("ranks", &P::ranks, "GPUs taking part; 0: all GPUs of the system").range(0, 1 << 16)
           .count("gemm_wgs", &P::gemm_wgs,
                  "GEMM workgroups; 0: every CU (bsp, fused_sequential) or the CUs minus comm_wgs "
@@ -75,8 +70,7 @@ const sim::config::Schema<GemmAllScatterParams>& gemm_all_scatter_schema() {
                  "communication workgroups; 0: the CUs beyond the largest power of two (48 of 304) for "
                  "producer_consumer and wg_specialized, 16 all-gather channels for bsp")
           .range(0, 1 << 20)
-          .choice("xcd_remap", &P::xcd_remap, xcd_remap_choices(),
-                  "workgroup id remap: chiplet_swizzle puts consecutive tiles on one die (Iris: NUM_XCDS)")
+          .embed(&P::gemm, gemm.only({kXcdRemapKey}))
           .choice("variant", &P::variant, gemm_all_scatter_variant_choices(),
                   "bsp: GEMM then all-gather kernel; producer_consumer: GEMM and all-scatter kernels on two "
                   "streams and a CU partition, per-tile locks; fused_sequential: each tile stored to every rank "
@@ -88,11 +82,7 @@ const sim::config::Schema<GemmAllScatterParams>& gemm_all_scatter_schema() {
           .choice("collective", &P::collective, all_gather_algorithm_choices(), "bsp: all-gather algorithm")
           .bytes("collective_chunk", &P::collective_chunk_bytes,
                  "bsp: the largest piece an all-gather channel moves at once")
-          .range(128, 1ULL << 40)
-          .check([](const P& p) -> std::optional<std::string> {
-            if (auto problem = tiling_problem(local_tiling_of(p, 1))) return problem->key + ": " + problem->message;
-            return std::nullopt;
-          });
+          .range(128, 1ULL << 40);
   return s;
 }
 
@@ -101,13 +91,13 @@ std::uint32_t ranks_of(const GemmAllScatterParams& p, const models::SystemSpec& 
 }
 
 GemmTiling local_tiling_of(const GemmAllScatterParams& p, std::uint32_t ranks) {
-  GemmTiling t = tiling_from(p);
-  t.n = ranks > 0 ? p.n / ranks : p.n;
+  GemmTiling t = tiling_of(p.gemm);
+  t.n = ranks > 0 ? p.gemm.n / ranks : p.gemm.n;
   return t;
 }
 
 std::uint32_t k_steps_per_op_of(const GemmAllScatterParams& p) {
-  const std::uint64_t steps = p.block_k > 0 ? p.k / p.block_k : 0;
+  const std::uint64_t steps = p.gemm.block_k > 0 ? p.gemm.k / p.gemm.block_k : 0;
   std::uint32_t g = std::max<std::uint32_t>(1, p.k_steps_per_op);
   while (g > 1 && (steps == 0 || steps % g != 0)) --g;
   return g;
@@ -142,9 +132,9 @@ ScatterWorkgroups workgroups_of(const GemmAllScatterParams& p, const models::Sys
 std::optional<ParamProblem> check_against_system(const GemmAllScatterParams& p, const models::SystemSpec& system) {
   const std::uint32_t ranks = ranks_of(p, system);
   if (auto problem = ranks_problem(ranks, system)) return problem;
-  if (p.n % ranks != 0) {
+  if (p.gemm.n % ranks != 0) {
     return ParamProblem{"n", fmt::format("n ({}) must be a multiple of ranks ({}): n is the global N and each rank "
-                                         "computes n / ranks columns", p.n, ranks)};
+                                         "computes n / ranks columns", p.gemm.n, ranks)};
   }
   if (auto problem = tiling_problem(local_tiling_of(p, ranks))) return problem;
   const std::uint32_t dies = system.gpu.compute.num_dies;
@@ -157,7 +147,7 @@ std::optional<ParamProblem> check_against_system(const GemmAllScatterParams& p, 
   switch (p.variant) {
     case GemmAllScatterVariant::kBsp:
     case GemmAllScatterVariant::kFusedSequential:
-      if (auto problem = remap_problem(w.gemm, dies, p.xcd_remap)) return ParamProblem{"gemm_wgs", *problem};
+      if (auto problem = remap_problem(w.gemm, dies, p.gemm.xcd_remap)) return ParamProblem{"gemm_wgs", *problem};
       break;
     case GemmAllScatterVariant::kProducerConsumer: {
       // The two kernels share each die's CUs: [0, gemm / dies) and [gemm / dies, + comm / dies).
@@ -173,8 +163,8 @@ std::optional<ParamProblem> check_against_system(const GemmAllScatterParams& p, 
         return ParamProblem{"comm_wgs", fmt::format("gemm_wgs + comm_wgs ({} + {}) exceed the {} CUs", w.gemm,
                                                     w.comm, cus)};
       }
-      if (auto problem = remap_problem(w.comm, dies, p.xcd_remap)) return ParamProblem{"comm_wgs", *problem};
-      if (auto problem = remap_problem(w.gemm, dies, p.xcd_remap)) return ParamProblem{"gemm_wgs", *problem};
+      if (auto problem = remap_problem(w.comm, dies, p.gemm.xcd_remap)) return ParamProblem{"comm_wgs", *problem};
+      if (auto problem = remap_problem(w.gemm, dies, p.gemm.xcd_remap)) return ParamProblem{"gemm_wgs", *problem};
       break;
     }
     case GemmAllScatterVariant::kWgSpecialized: {
@@ -185,7 +175,7 @@ std::optional<ParamProblem> check_against_system(const GemmAllScatterParams& p, 
                                                     "spinning workgroups could starve the GEMM", w.gemm, w.comm,
                                                     slots)};
       }
-      if (auto problem = remap_problem(w.gemm + w.comm, dies, p.xcd_remap)) {
+      if (auto problem = remap_problem(w.gemm + w.comm, dies, p.gemm.xcd_remap)) {
         return ParamProblem{"gemm_wgs", "gemm_wgs + comm_wgs: " + *problem};
       }
       break;
@@ -199,7 +189,7 @@ trace::Trace make_gemm_all_scatter(const GemmAllScatterParams& p, const models::
   const std::uint32_t ranks = ranks_of(p, system);
   const std::uint32_t dies = system.gpu.compute.num_dies;
   const ScatterWorkgroups w = workgroups_of(p, system);
-  ScatterLayout layout = scatter_layout(trace_tiling_of(p, ranks), p.dtype, ranks);
+  ScatterLayout layout = scatter_layout(trace_tiling_of(p, ranks), p.gemm.dtype, ranks);
   const std::uint64_t tiles = layout.tiling.tiles();
 
   trace::TraceBuilder tb(ranks);
@@ -207,7 +197,7 @@ trace::Trace make_gemm_all_scatter(const GemmAllScatterParams& p, const models::
   layout.b_buffer = tb.buffer("B", layout.b.buffer_bytes());
   layout.c_buffer = tb.buffer("C", layout.c_buffer_bytes());
   tb.rank_barrier();
-  const auto remap = [&](std::uint64_t grid) { return remap_expr(grid, dies, p.xcd_remap); };
+  const auto remap = [&](std::uint64_t grid) { return remap_expr(grid, dies, p.gemm.xcd_remap); };
 
   switch (p.variant) {
     case GemmAllScatterVariant::kBsp: {

@@ -57,6 +57,7 @@
 #include "models/system/system_spec.h"
 #include "sim/config/schema.h"
 #include "workloads/patterns/all_gather.h"
+#include "workloads/patterns/gemm_params.h"
 #include "workloads/patterns/gemm_tiling.h"
 #include "workloads/patterns/param_problem.h"
 #include "workloads/trace/trace.h"
@@ -67,19 +68,21 @@ enum class GemmAllScatterVariant : std::uint8_t { kBsp, kProducerConsumer, kFuse
 const std::vector<std::pair<std::string, GemmAllScatterVariant>>& gemm_all_scatter_variant_choices();
 
 struct GemmAllScatterParams {
-  std::uint64_t m = 8192;   // the public benchmarks: 8192 x 4608 x 36864 (fp16)
-  std::uint64_t n = 4608;   // global N: each rank computes n / ranks columns
-  std::uint64_t k = 36864;
-  models::compute::Dtype dtype = models::compute::Dtype::kFp16;
-  std::uint32_t block_m = 256;  // the Iris benchmark's BLK_M, BLK_N, BLK_K
-  std::uint32_t block_n = 64;
-  std::uint32_t block_k = 64;
-  std::uint32_t group_m = 6;  // --gsize_m
-  std::uint32_t ranks = 0;    // 0: every GPU of the system
+  GemmShapeParams gemm{
+      .m = 8192,  // the public benchmarks: 8192 x 4608 x 36864 (fp16)
+      .n = 4608,  // global N: each rank computes n / ranks columns
+      .k = 36864,
+      .dtype = models::compute::Dtype::kFp16,
+      .block_m = 256,  // the Iris benchmark's BLK_M, BLK_N, BLK_K
+      .block_n = 64,
+      .block_k = 64,
+      .group_m = 6,  // --gsize_m
+      // The Iris all-scatter kernels remap with NUM_XCDS = the GPU's XCDs.
+      .xcd_remap = XcdRemap::kChipletSwizzle,
+  };
+  std::uint32_t ranks = 0;     // 0: every GPU of the system
   std::uint32_t gemm_wgs = 0;  // 0: see the header comment
   std::uint32_t comm_wgs = 0;  // 0: see the header comment
-  // The Iris all-scatter kernels remap with NUM_XCDS = the GPU's XCDs.
-  XcdRemap xcd_remap = XcdRemap::kChipletSwizzle;
   std::uint32_t k_steps_per_op = 1;  // trace coarsening, see above; 1: one op per block_k step (exact)
   GemmAllScatterVariant variant = GemmAllScatterVariant::kBsp;
   // bsp only.

@@ -66,13 +66,6 @@ struct GemmTiling {
   std::uint64_t cols_of(std::uint64_t pid_n) const;
 };
 
-// The tiling a generator's parameters ask for: any parameter struct with m, n, k, block_m,
-// block_n, block_k, group_m and dtype (each generator then adjusts what it shards).
-template <class Params>
-GemmTiling tiling_from(const Params& p) {
-  return GemmTiling{p.m, p.n, p.k, p.block_m, p.block_n, p.block_k, p.group_m, element_bytes(p.dtype)};
-}
-
 // The tile's coordinates in Triton's grouped order (GROUP_SIZE_M consecutive row-blocks share
 // their column sweep, so that the workgroups in flight reuse A and B from L2):
 //   group = tile / (group_m * tiles_n); first_m = group * group_m;

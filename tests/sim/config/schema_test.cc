@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "error_capture.h"
 #include "sim/config/yaml_reader.h"
@@ -218,6 +220,132 @@ TEST_CASE("describe: JSON values and the schema itself") {
   CHECK(l2["schema"]["fields"][0]["min"] == "1 B");
   CHECK(l2["schema"]["fields"][5]["choices"] == nlohmann::json::array({"lru", "fifo", "random"}));
   CHECK(link_schema().schema_json()["fields"][0]["required"] == true);
+}
+
+// A block of parameters several Specs share, declared once by its own schema and embedded flat
+// in each Spec's map (Schema::embed).
+struct TileBlock {
+  std::uint32_t rows = 1;
+  std::uint32_t cols = 1;
+  Tick step_ps = 0;
+  std::string label;
+  bool operator==(const TileBlock&) const = default;
+};
+
+Schema<TileBlock> tile_block_schema() {
+  return Schema<TileBlock>("tile", "a tile")
+      .count("rows", &TileBlock::rows, "tile rows").range(1, 64)
+      .count("cols", &TileBlock::cols, "tile columns").range(1, 64)
+      .time("step", &TileBlock::step_ps, "time per step")
+      .string("label", &TileBlock::label, "what the tile is for").required()
+      .check([](const TileBlock& t) -> std::optional<std::string> {
+        if (t.rows * t.cols > 256) return "rows x cols must be at most 256";
+        return std::nullopt;
+      });
+}
+
+// Embeds the block with defaults of its own, in two parts with keys of its own between them.
+struct TiledKernel {
+  std::uint32_t grid = 8;
+  TileBlock tile{.rows = 16, .cols = 4, .step_ps = 2000, .label = "gemm"};
+  bool persistent = true;
+  bool operator==(const TiledKernel&) const = default;
+};
+
+const Schema<TiledKernel>& tiled_kernel_schema() {
+  static const Schema<TileBlock> tile = tile_block_schema();
+  static const Schema<TiledKernel> s = Schema<TiledKernel>("kernel", "a tiled kernel")
+                                           .count("grid", &TiledKernel::grid, "workgroups").min(1)
+                                           .embed(&TiledKernel::tile, tile.without({"label"}))
+                                           .boolean("persistent", &TiledKernel::persistent, "persistent grid")
+                                           .embed(&TiledKernel::tile, tile.only({"label"}));
+  return s;
+}
+
+TEST_CASE("schema: embed flattens a member's fields into the map, in order, with the embedding Spec's defaults") {
+  const Schema<TiledKernel>& schema = tiled_kernel_schema();
+  CHECK(schema.keys() == std::vector<std::string>{"grid", "rows", "cols", "step", "persistent", "label"});
+
+  const TiledKernel read = schema.read(yaml("grid: 4\ncols: 8\nstep: 3 ns\nlabel: attention\n"));
+  CHECK(read.grid == 4);
+  CHECK(read.tile == TileBlock{16, 8, 3000, "attention"});  // rows keeps TiledKernel's default, not TileBlock's
+  CHECK(read.persistent);
+
+  // The sub-schema's bounds, required keys and check, reported as for a field of the map itself.
+  ConfigError e = config_error_of([&] { schema.read(yaml("label: x\nrows: 65\n")); });
+  CHECK(std::string(e.what()) == "s.yaml:2:7: rows: must be between 1 and 64, got 65");
+  e = config_error_of([&] { schema.read(yaml("rows: 2\n")); });
+  CHECK(e.message() == "missing required key 'label' (what the tile is for)");
+  e = config_error_of([&] { schema.read(yaml("label: x\nrows: 64\ncols: 8\n")); });
+  CHECK(std::string(e.what()) == "s.yaml:1:1: rows x cols must be at most 256");
+  e = config_error_of([&] { schema.read(yaml("label: x\ntile: {rows: 2}\n")); });
+  CHECK(e.message() == "unknown key 'tile'; valid keys: grid, rows, cols, step, persistent, label");
+}
+
+TEST_CASE("describe: embedded fields are written flat, with docs and units, and read back equal") {
+  const Schema<TiledKernel>& schema = tiled_kernel_schema();
+  TiledKernel kernel;
+  kernel.tile.cols = 2;
+  kernel.tile.label = "odd: label";
+  const std::string text = schema.to_yaml(kernel);
+  CHECK(text ==
+        "grid: 8  # workgroups\n"
+        "rows: 16  # tile rows\n"
+        "cols: 2  # tile columns\n"
+        "step: 2 ns  # time per step\n"
+        "persistent: true  # persistent grid\n"
+        "label: \"odd: label\"  # what the tile is for\n");
+  CHECK(schema.read(parse_yaml(text, "described.yaml")) == kernel);
+
+  const nlohmann::json j = schema.to_json(kernel);
+  CHECK(j == nlohmann::json{{"grid", 8}, {"rows", 16}, {"cols", 2}, {"step", "2 ns"}, {"persistent", true},
+                            {"label", "odd: label"}});
+
+  const nlohmann::json fields = schema.schema_json()["fields"];
+  REQUIRE(fields.size() == 6);
+  CHECK(fields[1]["key"] == "rows");
+  CHECK(fields[1]["default"] == 16);  // TiledKernel's default
+  CHECK(fields[1]["min"] == 1);
+  CHECK(fields[1]["max"] == 64);
+  CHECK(fields[1]["doc"] == "tile rows");
+  CHECK(fields[3]["unit"] == "ps");
+  CHECK(fields[3]["default"] == "2 ns");
+  CHECK(fields[4]["key"] == "persistent");
+  CHECK(fields[5]["key"] == "label");
+  CHECK(fields[5]["required"] == true);
+  CHECK(fields[2]["required"] == false);
+  // The same as declaring the sub-schema's fields in the map itself.
+  CHECK(fields[1] == tile_block_schema().schema_json(kernel.tile)["fields"][0]);
+}
+
+TEST_CASE("schema: only() leaves the checks to without(), so that a block embedded in two parts checks once") {
+  struct JustTheShape {
+    TileBlock tile;
+  };
+  const auto shape = Schema<JustTheShape>("shape", "").embed(&JustTheShape::tile, tile_block_schema().only({"rows", "cols"}));
+  CHECK(shape.keys() == std::vector<std::string>{"rows", "cols"});
+  CHECK(shape.read(yaml("rows: 64\ncols: 64\n")).tile.rows == 64);  // no check
+  const auto rest = Schema<JustTheShape>("rest", "").embed(&JustTheShape::tile, tile_block_schema().without({"step"}));
+  CHECK(rest.keys() == std::vector<std::string>{"rows", "cols", "label"});
+  CHECK_THROWS_AS(rest.read(yaml("label: x\nrows: 64\ncols: 64\n")), ConfigError);
+}
+
+TEST_CASE("schema: embedding mistakes are caught when the schema is built") {
+  struct Twice {
+    std::uint32_t rows = 0;
+    TileBlock tile;
+  };
+  // A key of the sub-schema the parent already has.
+  CHECK_THROWS_WITH_AS(Schema<Twice>("twice", "").count("rows", &Twice::rows, "").embed(&Twice::tile, tile_block_schema()),
+                       "schema 'twice' declares key 'rows' twice", std::logic_error);
+  // The same block embedded twice.
+  CHECK_THROWS_AS(
+      Schema<Twice>("twice", "").embed(&Twice::tile, tile_block_schema()).embed(&Twice::tile, tile_block_schema()),
+      std::logic_error);
+  // A range is the sub-schema's to set; a part names keys the schema has.
+  CHECK_THROWS_AS(Schema<Twice>("twice", "").embed(&Twice::tile, tile_block_schema().only({"rows"})).max(8),
+                  std::logic_error);
+  CHECK_THROWS_AS(tile_block_schema().only({"colz"}), std::logic_error);
 }
 
 TEST_CASE("schema mistakes are caught when the schema is built") {

@@ -21,9 +21,9 @@ namespace {
 // Small enough to replay in a fraction of a second: 2 m-tiles x 8 n-tiles x 16 k-steps.
 patterns::AgGemmParams small(patterns::AgGemmVariant variant, std::uint32_t ranks) {
   patterns::AgGemmParams p;
-  p.m = 512;
-  p.n = 512;
-  p.k = 1024 * ranks;
+  p.gemm.m = 512;
+  p.gemm.n = 512;
+  p.gemm.k = 1024 * ranks;
   p.ranks = ranks;
   p.workgroups = 16;
   p.variant = variant;
@@ -38,12 +38,13 @@ double makespan_ns(const patterns::AgGemmParams& p, const SystemSpec& system) {
 // others over all its links at once, and the bytes it must read at least once from HBM.
 double ideal_ns(const patterns::AgGemmParams& p, const SystemSpec& system) {
   const double elem = 2.0;  // fp16
-  const double flops = 2.0 * static_cast<double>(p.m * p.n * p.k);
+  const patterns::GemmShapeParams& g = p.gemm;
+  const double flops = 2.0 * static_cast<double>(g.m * g.n * g.k);
   const double compute_ns = flops / tessera::models::peak_fp16_flops_per_s(system.gpu) * 1e9;
-  const double remote_bytes = elem * static_cast<double>(p.m * p.k) * (p.ranks - 1) / p.ranks;
+  const double remote_bytes = elem * static_cast<double>(g.m * g.k) * (p.ranks - 1) / p.ranks;
   const double links = system.interconnect.link_bandwidth_bytes_per_s * system.interconnect.links_per_gpu;
   const double link_ns = p.ranks > 1 ? remote_bytes / links * 1e9 : 0.0;
-  const double hbm_bytes = elem * static_cast<double>(p.m * p.k / p.ranks + p.k * p.n + p.m * p.n);
+  const double hbm_bytes = elem * static_cast<double>(g.m * g.k / p.ranks + g.k * g.n + g.m * g.n);
   const double hbm_ns = hbm_bytes / system.gpu.memory.hbm_bandwidth_bytes_per_s * 1e9;
   return std::max({compute_ns, link_ns, hbm_ns});
 }
@@ -90,9 +91,9 @@ TEST_CASE("bsp pays its three serial launches, push pays two, pull one") {
 TEST_CASE("a one-GPU gemm takes at least its FLOPs at peak and its compulsory HBM bytes") {
   const SystemSpec system = tessera::test::mi300x(1);
   patterns::GemmParams p;
-  p.m = 1024;
-  p.n = 1024;
-  p.k = 1024;
+  p.gemm.m = 1024;
+  p.gemm.n = 1024;
+  p.gemm.k = 1024;
   p.workgroups = 16;
   const auto r = replay_trace(patterns::make_gemm(p, system), system);
   const double flops = 2.0 * 1024 * 1024 * 1024;

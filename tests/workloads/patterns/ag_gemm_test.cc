@@ -28,7 +28,7 @@ std::string_view variant_name(p::AgGemmVariant v) { return pt::choice_name(p::ag
 
 void check_ag_gemm(const p::AgGemmParams& params, const tessera::models::SystemSpec& system) {
   CAPTURE(variant_name(params.variant));
-  CAPTURE(params.m);
+  CAPTURE(params.gemm.m);
   CAPTURE(params.ranks);
   CAPTURE(static_cast<int>(params.addressing));
   const tr::Trace trace = p::make_ag_gemm(params, system);
@@ -127,16 +127,16 @@ TEST_CASE("ag_gemm: conservation for every variant on 1, 2, 4, 8 ranks") {
       p::AgGemmParams params;
       params.variant = variant;
       params.ranks = ranks;
-      params.m = 256;
-      params.n = 512;
-      params.k = 1024;
+      params.gemm.m = 256;
+      params.gemm.n = 512;
+      params.gemm.k = 1024;
       params.workgroups = 16;
       check_ag_gemm(params, node);
-      params.m = 100;  // one partial row-block (the public benchmarks take M from 1 up)
+      params.gemm.m = 100;  // one partial row-block (the public benchmarks take M from 1 up)
       params.peer_order = p::PeerOrder::kStaggered;
-      params.xcd_remap = p::XcdRemap::kChipletSwizzle;
+      params.gemm.xcd_remap = p::XcdRemap::kChipletSwizzle;
       check_ag_gemm(params, node);
-      params.m = 1;
+      params.gemm.m = 1;
       params.addressing = p::TileAddressing::kRows;
       check_ag_gemm(params, node);
     }
@@ -148,11 +148,11 @@ TEST_CASE("ag_gemm: rows addressing, several row-blocks, last group narrower") {
   for (const p::AgGemmVariant variant : {p::AgGemmVariant::kBsp, p::AgGemmVariant::kPull, p::AgGemmVariant::kPush}) {
     p::AgGemmParams params;
     params.variant = variant;
-    params.m = 300;
-    params.n = 192;
-    params.k = 512;
-    params.block_m = 64;
-    params.group_m = 4;  // 5 row-blocks: a group of 4 and one of 1
+    params.gemm.m = 300;
+    params.gemm.n = 192;
+    params.gemm.k = 512;
+    params.gemm.block_m = 64;
+    params.gemm.group_m = 4;  // 5 row-blocks: a group of 4 and one of 1
     params.workgroups = 8;
     params.addressing = p::TileAddressing::kRows;
     check_ag_gemm(params, node);
@@ -164,9 +164,9 @@ TEST_CASE("ag_gemm: rows addressing, several row-blocks, last group narrower") {
 TEST_CASE("ag_gemm bsp: one-shot collective, no concat") {
   const auto node = pt::h200_node(2);
   p::AgGemmParams params;
-  params.m = 512;
-  params.n = 256;
-  params.k = 1024;
+  params.gemm.m = 512;
+  params.gemm.n = 256;
+  params.gemm.k = 1024;
   params.collective = p::AllGatherAlgorithm::kOneShot;
   params.concat = false;
   check_ag_gemm(params, node);
@@ -179,12 +179,12 @@ TEST_CASE("ag_gemm push: waits precede the loads of their inbox range") {
   const auto node = pt::mi300x_node(8);
   p::AgGemmParams params;
   params.variant = p::AgGemmVariant::kPush;
-  params.m = 512;
-  params.n = 512;
-  params.k = 2048;
+  params.gemm.m = 512;
+  params.gemm.n = 512;
+  params.gemm.k = 2048;
   check_push_waits_precede_loads(p::make_ag_gemm(params, node));
   params.addressing = p::TileAddressing::kRows;
-  params.m = 40;
+  params.gemm.m = 40;
   check_push_waits_precede_loads(p::make_ag_gemm(params, node));
 }
 
@@ -192,8 +192,8 @@ TEST_CASE("ag_gemm push: the producer releases exactly block_flag(source, m-tile
   const auto node = pt::mi300x_node(4);
   p::AgGemmParams params;
   params.variant = p::AgGemmVariant::kPush;
-  params.m = 600;
-  params.k = 2048;
+  params.gemm.m = 600;
+  params.gemm.k = 2048;
   params.peer_order = p::PeerOrder::kStaggered;
   const tr::Trace trace = p::make_ag_gemm(params, node);
   const p::GemmTiling t = p::tiling_of(params);
@@ -245,11 +245,11 @@ TEST_CASE("ag_gemm: impossible parameters are refused with their key") {
   params.ranks = 9;
   CHECK_THROWS_WITH_AS(p::make_ag_gemm(params, node), doctest::Contains("ag_gemm.ranks"), std::invalid_argument);
   params.ranks = 0;
-  params.k = 8192 + 64;  // a multiple of block_k, not of ranks x block_k
+  params.gemm.k = 8192 + 64;  // a multiple of block_k, not of ranks x block_k
   CHECK_THROWS_WITH_AS(p::make_ag_gemm(params, node), doctest::Contains("ag_gemm.k"), std::invalid_argument);
-  params.k = 8192;
+  params.gemm.k = 8192;
   params.workgroups = 300;
-  params.xcd_remap = p::XcdRemap::kChipletSwizzle;
+  params.gemm.xcd_remap = p::XcdRemap::kChipletSwizzle;
   CHECK_THROWS_WITH_AS(p::make_ag_gemm(params, node), doctest::Contains("ag_gemm.workgroups"),
                        std::invalid_argument);
   params.workgroups = 0;
@@ -264,10 +264,10 @@ TEST_CASE("ag_gemm: the schema reads the keys") {
       "{m: 64, variant: push, peer_order: staggered, collective: one_shot, collective_chunk: 64 KiB, concat: false, "
       "ranks: 4}",
       "test"));
-  CHECK(read.m == 64);
-  CHECK(read.n == 3584);
-  CHECK(read.k == 8192);
-  CHECK(read.block_n == 64);
+  CHECK(read.gemm.m == 64);
+  CHECK(read.gemm.n == 3584);
+  CHECK(read.gemm.k == 8192);
+  CHECK(read.gemm.block_n == 64);
   CHECK(read.variant == p::AgGemmVariant::kPush);
   CHECK(read.peer_order == p::PeerOrder::kStaggered);
   CHECK(read.collective == p::AllGatherAlgorithm::kOneShot);

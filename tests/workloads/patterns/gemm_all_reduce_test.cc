@@ -49,8 +49,8 @@ std::string_view variant_name(V v) { return pt::choice_name(p::gemm_all_reduce_v
 void check_gemm_all_reduce(const p::GemmAllReduceParams& params, const SystemSpec& system) {
   CAPTURE(variant_name(params.variant));
   CAPTURE(static_cast<int>(params.collective));
-  CAPTURE(params.m);
-  CAPTURE(params.n);
+  CAPTURE(params.gemm.m);
+  CAPTURE(params.gemm.n);
   CAPTURE(params.ranks);
   CAPTURE(static_cast<int>(params.addressing));
   const tr::Trace trace = p::make_gemm_all_reduce(params, system);
@@ -138,9 +138,9 @@ p::GemmAllReduceParams small(V variant, std::uint32_t ranks) {
   p::GemmAllReduceParams params;
   params.variant = variant;
   params.ranks = ranks;
-  params.m = 256;
-  params.n = 512;
-  params.k = 512 * ranks;
+  params.gemm.m = 256;
+  params.gemm.n = 512;
+  params.gemm.k = 512 * ranks;
   params.workgroups = 16;
   return params;
 }
@@ -163,15 +163,15 @@ TEST_CASE("gemm_all_reduce: every rank holds the full C, each partial once, ever
         params.collective = p::AllReduceAlgorithm::kOneShot;
         check_gemm_all_reduce(params, node);
       }
-      params.m = 100;  // one partial row-block, no remap
-      params.xcd_remap = p::XcdRemap::kNone;
+      params.gemm.m = 100;  // one partial row-block, no remap
+      params.gemm.xcd_remap = p::XcdRemap::kNone;
       check_gemm_all_reduce(params, node);
-      params.m = 1;
-      params.n = 200;  // partial column panel: bsp reduces C as rows
+      params.gemm.m = 1;
+      params.gemm.n = 200;  // partial column panel: bsp reduces C as rows
       params.addressing = p::TileAddressing::kRows;
       check_gemm_all_reduce(params, node);
       if (variant != V::kBsp) {
-        params.m = 300;  // corner tile partial both ways: stored row by row in its panel
+        params.gemm.m = 300;  // corner tile partial both ways: stored row by row in its panel
         params.addressing = p::TileAddressing::kPanels;
         check_gemm_all_reduce(params, node);
       }
@@ -184,11 +184,11 @@ TEST_CASE("gemm_all_reduce: several row groups, the last one narrower, on an H20
   for (const V variant : {V::kBsp, V::kOneShot, V::kAtomics}) {
     p::GemmAllReduceParams params;
     params.variant = variant;
-    params.m = 640;
-    params.n = 384;
-    params.k = 1024;
-    params.block_m = 64;
-    params.group_m = 4;  // 10 row-blocks: groups of 4, 4 and 2
+    params.gemm.m = 640;
+    params.gemm.n = 384;
+    params.gemm.k = 1024;
+    params.gemm.block_m = 64;
+    params.gemm.group_m = 4;  // 10 row-blocks: groups of 4, 4 and 2
     params.workgroups = 6;
     check_gemm_all_reduce(params, node);
   }
@@ -197,7 +197,7 @@ TEST_CASE("gemm_all_reduce: several row groups, the last one narrower, on an H20
 TEST_CASE("gemm_all_reduce one_shot: a workgroup reads a peer's tile only after that peer's flag for it") {
   const auto node = pt::mi300x_node(4);
   p::GemmAllReduceParams params = small(V::kOneShot, 4);
-  params.m = 512;
+  params.gemm.m = 512;
   const tr::Trace trace = p::make_gemm_all_reduce(params, node);
   const p::GemmTiling t = p::tiling_of(params, 4);
   const auto tiles = static_cast<std::int64_t>(t.tiles());
@@ -263,15 +263,15 @@ TEST_CASE("gemm_all_reduce: impossible parameters are refused with their key") {
   CHECK_THROWS_WITH_AS(p::make_gemm_all_reduce(params, node), doctest::Contains("gemm_all_reduce.ranks"),
                        std::invalid_argument);
   params.ranks = 0;
-  params.k = 36864 + 64;
+  params.gemm.k = 36864 + 64;
   CHECK_THROWS_WITH_AS(p::make_gemm_all_reduce(params, node), doctest::Contains("gemm_all_reduce.k"),
                        std::invalid_argument);
-  params.k = 36864;
+  params.gemm.k = 36864;
   params.workgroups = 300;
   CHECK_THROWS_WITH_AS(p::make_gemm_all_reduce(params, node), doctest::Contains("gemm_all_reduce.workgroups"),
                        std::invalid_argument);
   params.workgroups = 0;
-  params.n = 4600;  // a partial column panel: C is not one m x n tensor in its buffer
+  params.gemm.n = 4600;  // a partial column panel: C is not one m x n tensor in its buffer
   CHECK_THROWS_WITH_AS(p::make_gemm_all_reduce(params, node), doctest::Contains("gemm_all_reduce.n"),
                        std::invalid_argument);
   params.variant = V::kOneShot;
@@ -279,9 +279,9 @@ TEST_CASE("gemm_all_reduce: impossible parameters are refused with their key") {
   params.variant = V::kBsp;
   params.addressing = p::TileAddressing::kRows;
   CHECK_FALSE(p::check_against_system(params, node));
-  params.m = 7;
-  params.n = 128;
-  params.k = 3 * 64;
+  params.gemm.m = 7;
+  params.gemm.n = 128;
+  params.gemm.k = 3 * 64;
   const auto three = pt::mi300x_node(3);
   CHECK_THROWS_WITH_AS(p::make_gemm_all_reduce(params, three), doctest::Contains("gemm_all_reduce.collective"),
                        std::invalid_argument);  // 7 x 128 elements in 3 ring chunks
@@ -295,17 +295,17 @@ TEST_CASE("gemm_all_reduce: the schema reads the keys") {
       "{m: 64, variant: atomics, collective: one_shot, collective_chunk: 64 KiB, collective_workgroups: 8, ranks: 4, "
       "xcd_remap: none}",
       "test"));
-  CHECK(read.m == 64);
-  CHECK(read.n == 4608);
-  CHECK(read.k == 36864);
-  CHECK(read.block_n == 128);
+  CHECK(read.gemm.m == 64);
+  CHECK(read.gemm.n == 4608);
+  CHECK(read.gemm.k == 36864);
+  CHECK(read.gemm.block_n == 128);
   CHECK(read.variant == V::kAtomics);
   CHECK(read.collective == p::AllReduceAlgorithm::kOneShot);
   CHECK(read.collective_chunk_bytes == 64 << 10);
   CHECK(read.collective_workgroups == 8);
   CHECK(read.ranks == 4);
-  CHECK(read.xcd_remap == p::XcdRemap::kNone);
-  CHECK(p::GemmAllReduceParams{}.xcd_remap == p::XcdRemap::kChipletSwizzle);
+  CHECK(read.gemm.xcd_remap == p::XcdRemap::kNone);
+  CHECK(p::GemmAllReduceParams{}.gemm.xcd_remap == p::XcdRemap::kChipletSwizzle);
   CHECK_THROWS_WITH(p::gemm_all_reduce_schema().read(cfg::parse_yaml("{variant: fused}", "test")),
                     doctest::Contains("atomics"));
 }
@@ -318,9 +318,9 @@ TEST_CASE("gemm_all_reduce replayed: no variant beats the idealised machine, on 
       CAPTURE(variant_name(variant));
       const p::GemmAllReduceParams params = small(variant, ranks);
       const double e = 2.0;
-      const double m = static_cast<double>(params.m);
-      const double n = static_cast<double>(params.n);
-      const double k_s = static_cast<double>(params.k / ranks);
+      const double m = static_cast<double>(params.gemm.m);
+      const double n = static_cast<double>(params.gemm.n);
+      const double k_s = static_cast<double>(params.gemm.k / ranks);
       // One rank: its K slice's FLOPs at peak; the others' contributions to its share of C
       // ((R - 1) / R of C, the least any all-reduce receives) over all its links at once; its
       // shards and C through HBM once.

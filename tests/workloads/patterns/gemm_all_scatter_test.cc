@@ -41,8 +41,8 @@ std::string_view variant_name(V v) { return pt::choice_name(p::gemm_all_scatter_
 void check_scatter(const p::GemmAllScatterParams& params, const tessera::models::SystemSpec& system) {
   CAPTURE(variant_name(params.variant));
   CAPTURE(params.ranks);
-  CAPTURE(params.m);
-  CAPTURE(params.n);
+  CAPTURE(params.gemm.m);
+  CAPTURE(params.gemm.n);
   const tr::Trace trace = p::make_gemm_all_scatter(params, system);
   const std::uint32_t ranks = p::ranks_of(params, system);
   const p::GemmTiling t = p::local_tiling_of(params, ranks);
@@ -82,7 +82,7 @@ void check_scatter(const p::GemmAllScatterParams& params, const tessera::models:
     CHECK(own.size() == t.tiles());
     CHECK(pt::partitions(own, lo(r), lo(r + 1)));
     // ... and they are the documented compact panels (ScatterLayout::c_tile_range).
-    const p::ScatterLayout layout = p::scatter_layout(t, params.dtype, ranks);
+    const p::ScatterLayout layout = p::scatter_layout(t, params.gemm.dtype, ranks);
     std::set<pt::Range> documented;
     for (std::uint64_t pm = 0; pm < t.tiles_m(); ++pm) {
       for (std::uint64_t pn = 0; pn < t.tiles_n(); ++pn) {
@@ -143,9 +143,9 @@ TEST_CASE("gemm_all_scatter: conservation for every variant on 1, 2, 4, 8 ranks"
       p::GemmAllScatterParams params;
       params.variant = variant;
       params.ranks = ranks;
-      params.m = 512;
-      params.n = 256 * ranks;
-      params.k = 256;
+      params.gemm.m = 512;
+      params.gemm.n = 256 * ranks;
+      params.gemm.k = 256;
       params.gemm_wgs = variant == V::kProducerConsumer || variant == V::kWgSpecialized ? 16 : 24;
       params.comm_wgs = 8;
       check_scatter(params, node);
@@ -160,25 +160,25 @@ TEST_CASE("gemm_all_scatter: partial tiles, a narrower last group, fine K-steps,
     for (const V variant : kVariants) {
       p::GemmAllScatterParams params;
       params.variant = variant;
-      params.m = m;              // block_m 64: 5 row-blocks, the last 44 rows; groups of 4 and of 1
-      params.n = 4 * n_local;    // n_local 100: column-blocks of 64 and 36
-      params.k = 320;            // 5 K-steps: k_steps_per_op falls back to 1
-      params.block_m = 64;
-      params.group_m = 4;
+      params.gemm.m = m;              // block_m 64: 5 row-blocks, the last 44 rows; groups of 4 and of 1
+      params.gemm.n = 4 * n_local;    // n_local 100: column-blocks of 64 and 36
+      params.gemm.k = 320;            // 5 K-steps: k_steps_per_op falls back to 1
+      params.gemm.block_m = 64;
+      params.gemm.group_m = 4;
       params.gemm_wgs = 8;
       params.comm_wgs = 8;
-      params.xcd_remap = p::XcdRemap::kNone;
+      params.gemm.xcd_remap = p::XcdRemap::kNone;
       check_scatter(params, node);
-      params.xcd_remap = p::XcdRemap::kChipletSwizzle;
+      params.gemm.xcd_remap = p::XcdRemap::kChipletSwizzle;
       params.ranks = 3;  // a rank count that is no power of two
-      params.n = 3 * n_local;
+      params.gemm.n = 3 * n_local;
       check_scatter(params, node);
     }
   }
   p::GemmAllScatterParams params;
-  params.m = 512;
-  params.n = 4 * 128;
-  params.k = 512;
+  params.gemm.m = 512;
+  params.gemm.n = 4 * 128;
+  params.gemm.k = 512;
   params.collective = p::AllGatherAlgorithm::kOneShot;
   params.comm_wgs = 3;
   check_scatter(params, node);
@@ -188,9 +188,9 @@ TEST_CASE("gemm_all_scatter: k_steps_per_op coarsens ops, never bytes or FLOPs")
   const auto node = pt::mi300x_node(2);
   p::GemmAllScatterParams params;
   params.variant = V::kFusedSequential;
-  params.m = 512;
-  params.n = 256;
-  params.k = 64 * 12;  // 12 K-steps
+  params.gemm.m = 512;
+  params.gemm.n = 256;
+  params.gemm.k = 64 * 12;  // 12 K-steps
   params.gemm_wgs = 8;
   std::map<std::uint32_t, std::uint64_t> ops;
   std::map<std::uint32_t, std::map<std::string, std::uint64_t>> bytes;
@@ -286,9 +286,9 @@ TEST_CASE("gemm_all_scatter: locks order every push after its tile's store") {
     CAPTURE(variant_name(variant));
     p::GemmAllScatterParams params;
     params.variant = variant;
-    params.m = 600;
-    params.n = 4 * 192;
-    params.k = 256;
+    params.gemm.m = 600;
+    params.gemm.n = 4 * 192;
+    params.gemm.k = 256;
     params.gemm_wgs = 16;
     params.comm_wgs = 8;
     const tr::Trace trace = p::make_gemm_all_scatter(params, node);
@@ -336,9 +336,9 @@ TEST_CASE("gemm_all_scatter wg_specialized: GEMM workgroups compute, the others 
   const auto node = pt::mi300x_node(2);
   p::GemmAllScatterParams params;
   params.variant = V::kWgSpecialized;
-  params.m = 1024;
-  params.n = 2 * 512;  // 4 x 8 = 32 tiles per rank
-  params.k = 256;
+  params.gemm.m = 1024;
+  params.gemm.n = 2 * 512;  // 4 x 8 = 32 tiles per rank
+  params.gemm.k = 256;
   params.gemm_wgs = 24;
   params.comm_wgs = 8;
   const tr::Trace trace = p::make_gemm_all_scatter(params, node);
@@ -442,12 +442,12 @@ TEST_CASE("gemm_all_scatter: impossible parameters are refused with their key") 
   params.ranks = 9;
   refused(params, "ranks");
   params.ranks = 0;
-  params.n = 4608 + 4;  // not a multiple of 8 ranks
+  params.gemm.n = 4608 + 4;  // not a multiple of 8 ranks
   refused(params, "n");
-  params.n = 4608;
-  params.k = 36864 + 32;  // not a multiple of block_k
+  params.gemm.n = 4608;
+  params.gemm.k = 36864 + 32;  // not a multiple of block_k
   refused(params, "k");
-  params.k = 36864;
+  params.gemm.k = 36864;
   params.gemm_wgs = 300;  // the swizzle needs a multiple of the 8 dies
   refused(params, "gemm_wgs");
   params.gemm_wgs = 0;
@@ -466,43 +466,43 @@ TEST_CASE("gemm_all_scatter: impossible parameters are refused with their key") 
   params.gemm_wgs = 300;  // a grid of 348, not a multiple of 8 dies under the swizzle
   refused(params, "gemm_wgs");
   params.gemm_wgs = 304 * 8;  // more than the workgroup slots with the communication workgroups
-  params.xcd_remap = p::XcdRemap::kNone;
+  params.gemm.xcd_remap = p::XcdRemap::kNone;
   refused(params, "comm_wgs");
   params.gemm_wgs = 0;
   params.variant = V::kBsp;
   const auto three = pt::mi300x_node(3);
-  params.n = 4607;  // all 3 GPUs of this node: not a multiple of 3
+  params.gemm.n = 4607;  // all 3 GPUs of this node: not a multiple of 3
   refused(params, "n", &three);
-  params.n = 4608;
+  params.gemm.n = 4608;
   CHECK_FALSE(p::check_against_system(params, three));
 }
 
 TEST_CASE("gemm_all_scatter: the schema reads the keys") {
   namespace cfg = tessera::sim::config;
   const p::GemmAllScatterParams defaults = p::gemm_all_scatter_schema().read(cfg::parse_yaml("{}", "test"));
-  CHECK(defaults.m == 8192);
-  CHECK(defaults.n == 4608);
-  CHECK(defaults.k == 36864);
-  CHECK(defaults.block_m == 256);
-  CHECK(defaults.block_n == 64);
-  CHECK(defaults.block_k == 64);
-  CHECK(defaults.group_m == 6);
+  CHECK(defaults.gemm.m == 8192);
+  CHECK(defaults.gemm.n == 4608);
+  CHECK(defaults.gemm.k == 36864);
+  CHECK(defaults.gemm.block_m == 256);
+  CHECK(defaults.gemm.block_n == 64);
+  CHECK(defaults.gemm.block_k == 64);
+  CHECK(defaults.gemm.group_m == 6);
   CHECK(defaults.variant == V::kBsp);
-  CHECK(defaults.xcd_remap == p::XcdRemap::kChipletSwizzle);
+  CHECK(defaults.gemm.xcd_remap == p::XcdRemap::kChipletSwizzle);
   CHECK(defaults.k_steps_per_op == 1);  // exact by default: coarsening is a speed setting
   const p::GemmAllScatterParams read = p::gemm_all_scatter_schema().read(cfg::parse_yaml(
       "{m: 1024, n: 3584, k: 14336, dtype: bf16, variant: wg_specialized, gemm_wgs: 256, comm_wgs: 48, ranks: 4, "
       "xcd_remap: none, k_steps_per_op: 4, collective: one_shot, collective_chunk: 64 KiB}",
       "test"));
-  CHECK(read.m == 1024);
-  CHECK(read.n == 3584);
-  CHECK(read.k == 14336);
-  CHECK(read.dtype == tessera::models::compute::Dtype::kBf16);
+  CHECK(read.gemm.m == 1024);
+  CHECK(read.gemm.n == 3584);
+  CHECK(read.gemm.k == 14336);
+  CHECK(read.gemm.dtype == tessera::models::compute::Dtype::kBf16);
   CHECK(read.variant == V::kWgSpecialized);
   CHECK(read.gemm_wgs == 256);
   CHECK(read.comm_wgs == 48);
   CHECK(read.ranks == 4);
-  CHECK(read.xcd_remap == p::XcdRemap::kNone);
+  CHECK(read.gemm.xcd_remap == p::XcdRemap::kNone);
   CHECK(read.k_steps_per_op == 4);
   CHECK(read.collective == p::AllGatherAlgorithm::kOneShot);
   CHECK(read.collective_chunk_bytes == 64 << 10);
@@ -524,9 +524,9 @@ TEST_CASE("gemm_all_scatter: replay sanity on an MI300X node") {
       CAPTURE(ranks);
       p::GemmAllScatterParams params;
       params.variant = variant;
-      params.m = 1024;
-      params.n = ranks * 256;
-      params.k = 1024;
+      params.gemm.m = 1024;
+      params.gemm.n = ranks * 256;
+      params.gemm.k = 1024;
       params.gemm_wgs = variant == V::kProducerConsumer || variant == V::kWgSpecialized ? 256 : 0;
       params.comm_wgs = variant == V::kBsp ? 16 : 48;
       const tr::Trace trace = p::make_gemm_all_scatter(params, node);

@@ -55,37 +55,37 @@ void check_gemm(const p::GemmParams& params, const tessera::models::SystemSpec& 
 TEST_CASE("gemm: conservation over shapes, addressings, grids and remaps") {
   const auto mi300x = pt::mi300x_node(1);
   p::GemmParams base;
-  base.m = 1024;
-  base.n = 1024;
-  base.k = 512;
+  base.gemm.m = 1024;
+  base.gemm.n = 1024;
+  base.gemm.k = 512;
   SUBCASE("full tiles, persistent, panels") { check_gemm(base, mi300x); }
   SUBCASE("full tiles, rows") {
     base.addressing = p::TileAddressing::kRows;
     check_gemm(base, mi300x);
   }
   SUBCASE("partial tiles in m and n, both addressings, swizzled") {
-    base.m = 1000;
-    base.n = 700;
-    base.block_n = 64;
-    base.group_m = 3;
-    base.xcd_remap = p::XcdRemap::kChipletSwizzle;
+    base.gemm.m = 1000;
+    base.gemm.n = 700;
+    base.gemm.block_n = 64;
+    base.gemm.group_m = 3;
+    base.gemm.xcd_remap = p::XcdRemap::kChipletSwizzle;
     check_gemm(base, mi300x);
     base.addressing = p::TileAddressing::kRows;
     check_gemm(base, mi300x);
   }
   SUBCASE("partial tiles in m only, fp8") {
-    base.m = 1;
-    base.dtype = tessera::models::compute::Dtype::kFp8;
+    base.gemm.m = 1;
+    base.gemm.dtype = tessera::models::compute::Dtype::kFp8;
     check_gemm(base, mi300x);
   }
   SUBCASE("non-persistent, H200 grid") {
     base.persistent = false;
-    base.xcd_remap = p::XcdRemap::kChipletSwizzle;  // 16 tiles on 2 dies
+    base.gemm.xcd_remap = p::XcdRemap::kChipletSwizzle;  // 16 tiles on 2 dies
     check_gemm(base, pt::h200_node(1));
   }
   SUBCASE("a small persistent grid") {
     base.workgroups = 3;
-    base.group_m = 1;
+    base.gemm.group_m = 1;
     check_gemm(base, mi300x);
   }
 }
@@ -93,11 +93,11 @@ TEST_CASE("gemm: conservation over shapes, addressings, grids and remaps") {
 TEST_CASE("gemm: impossible parameters are refused with their key") {
   const auto mi300x = pt::mi300x_node(1);
   p::GemmParams params;
-  params.k = 1000;
+  params.gemm.k = 1000;
   CHECK_THROWS_WITH_AS(p::make_gemm(params, mi300x), doctest::Contains("gemm.k"), std::invalid_argument);
   params = {};
   params.workgroups = 300;
-  params.xcd_remap = p::XcdRemap::kChipletSwizzle;
+  params.gemm.xcd_remap = p::XcdRemap::kChipletSwizzle;
   CHECK_THROWS_WITH_AS(p::make_gemm(params, mi300x), doctest::Contains("gemm.workgroups"), std::invalid_argument);
   params.workgroups = 0;  // 304 CUs: a multiple of 8 dies
   CHECK_NOTHROW(p::check_against_system(params, mi300x));
@@ -110,12 +110,12 @@ TEST_CASE("gemm: the schema reads every key with its default and checks k agains
       "{m: 4096, n: 2048, k: 1024, dtype: bf16, block_n: 128, xcd_remap: chiplet_swizzle, persistent: false, "
       "addressing: rows}",
       "test"));
-  CHECK(read.m == 4096);
-  CHECK(read.n == 2048);
-  CHECK(read.dtype == tessera::models::compute::Dtype::kBf16);
-  CHECK(read.block_n == 128);
-  CHECK(read.block_m == 256);
-  CHECK(read.xcd_remap == p::XcdRemap::kChipletSwizzle);
+  CHECK(read.gemm.m == 4096);
+  CHECK(read.gemm.n == 2048);
+  CHECK(read.gemm.dtype == tessera::models::compute::Dtype::kBf16);
+  CHECK(read.gemm.block_n == 128);
+  CHECK(read.gemm.block_m == 256);
+  CHECK(read.gemm.xcd_remap == p::XcdRemap::kChipletSwizzle);
   CHECK_FALSE(read.persistent);
   CHECK(read.addressing == p::TileAddressing::kRows);
   CHECK_THROWS_WITH(p::gemm_schema().read(cfg::parse_yaml("{k: 1000}", "test")), doctest::Contains("block_k"));
@@ -141,12 +141,12 @@ TEST_CASE("gemm: default size walks quickly") {
 TEST_CASE("gemm: the K-loop issues the next step's loads before the current step's matrix work") {
   const auto mi300x = pt::mi300x_node(1);
   p::GemmParams params;
-  params.m = 256;
-  params.n = 256;
-  params.k = 256;
-  params.block_m = 256;
-  params.block_n = 256;
-  params.block_k = 64;
+  params.gemm.m = 256;
+  params.gemm.n = 256;
+  params.gemm.k = 256;
+  params.gemm.block_m = 256;
+  params.gemm.block_n = 256;
+  params.gemm.block_k = 64;
   params.workgroups = 1;
   const tr::Trace trace = p::make_gemm(params, mi300x);
   std::vector<std::string> kinds;

@@ -38,9 +38,9 @@ std::optional<std::string> problem_of(trace::Trace (*make)(const Params&, const 
 }  // namespace
 
 TEST_CASE("absurd sizes of every generator family are refused by the limits, in milliseconds") {
-  GemmParams gemm;
-  gemm.m = gemm.k = 1 << 20;  // A: 2 TiB
-  auto problem = problem_of(&make_gemm, gemm, node(1));
+  GemmParams matmul;
+  matmul.gemm.m = matmul.gemm.k = 1 << 20;  // A: 2 TiB
+  auto problem = problem_of(&make_gemm, matmul, node(1));
   REQUIRE(problem);
   CHECK(problem->find("A 2 TiB") != std::string::npos);
 
@@ -58,8 +58,8 @@ TEST_CASE("absurd sizes of every generator family are refused by the limits, in 
   CHECK(problem->find("K ") != std::string::npos);
 
   GemmAllReduceParams reduce;
-  reduce.m = 65536;
-  reduce.k = 1 << 24;
+  reduce.gemm.m = 65536;
+  reduce.gemm.k = 1 << 24;
   CHECK(problem_of(&make_gemm_all_reduce, reduce, node(8)));
 }
 
