@@ -39,6 +39,12 @@ class TreeBuilder {
         return null;
       }
       case YAML::NodeType::Scalar: {
+        // The file is valid UTF-8 (checked before parsing), but the YAML library folds line
+        // breaks such as NEL (C2 85) and may leave half a character in a scalar: refuse it here,
+        // so that no invalid text reaches a name, a path or the JSON outputs.
+        if (find_invalid_utf8(node.Scalar())) {
+          throw ConfigError(where, path, "the value is not valid UTF-8 after YAML line folding (a NEL or similar line break)");
+        }
         ConfigNode scalar = ConfigNode::make_scalar(node.Scalar(), where);
         scalar.set_path(path);
         return scalar;
