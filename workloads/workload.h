@@ -25,6 +25,7 @@ struct RunContext {
   std::uint64_t seed = 1;        // of every random draw in the run
   replay::ActivityDetail activity = replay::ActivityDetail::kNone;  // the replay's activity log (timeline, reports)
   bool ideal_locality = false;   // `run --ablate locality` (replay::ReplayOptions)
+  bool dataflow_oracle = false;  // `run --ablate sync` (replay::ReplayOptions)
 };
 
 struct WorkloadOutcome {

@@ -1,9 +1,9 @@
 #pragma once
 // What a run of any workload kind produced, typed. Every kind fills the completion fields and
 // the sections that apply to it: a kind that replays a tile-level trace fills `breakdown` and
-// `traffic`; a microbenchmark `measurement` and `traffic`; PHOLD only `final_time_ps`. The
-// program renders and serialises this one type (sim/app/run/run_result.h holds the JSON form)
-// and never reads a result by string key.
+// `traffic` (a collective also `collective`); a microbenchmark `measurement` and `traffic`; PHOLD
+// only `final_time_ps`. The program renders and serialises this one type (sim/app/run/run_result.h
+// holds the JSON form) and never reads a result by string key.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -84,6 +84,22 @@ struct Measurement {
   std::optional<double> latency_ns;                    // per operation
 };
 
+// What a collective (kind `collective`) measured, in nccl-tests' terms and units
+// (workloads/collectives/collective_figures.h gives the formulas).
+struct CollectiveFigures {
+  std::string op;     // all_gather, all_reduce, reduce_scatter
+  std::string dtype;  // fp16, bf16, fp32
+  std::uint64_t size_bytes = 0;  // nccl-tests' size (workloads/collectives/collective_sizes.h)
+  std::uint64_t count = 0;       // size / element size, nccl-tests' count column
+  std::uint32_t ranks = 0;
+  std::uint32_t iterations = 1;
+  double time_us = 0.0;     // mean per iteration: makespan / iterations, the first launch included
+  double algbw_GBps = 0.0;  // size / time, decimal GB/s
+  double busbw_GBps = 0.0;  // algbw x the op's bus factor
+
+  bool operator==(const CollectiveFigures&) const = default;
+};
+
 struct WorkloadResult {
   sim::Tick makespan_ps = 0;
   bool complete = true;  // false when a limit (events, wall clock, interrupt) stopped the run
@@ -94,6 +110,7 @@ struct WorkloadResult {
   std::optional<Breakdown> breakdown;
   std::optional<Traffic> traffic;
   std::optional<Measurement> measurement;
+  std::optional<CollectiveFigures> collective;
   std::optional<sim::Tick> final_time_ps;  // PHOLD: the engine's clock when it stopped
   // Every statistic the machine's models registered (caches, links, flags, compute), at the
   // end of the run: `run --out` writes them to stats.json. Empty for kinds without a machine.

@@ -83,7 +83,8 @@ void GpuCompute::on_launched(const sim::Payload& payload) {
   const auto num_positions = static_cast<std::uint32_t>(dies.size());
   for (std::uint32_t p = 0; p < num_positions; ++p) {
     if (kth_workgroup_of_die(0, p, spec_.dispatch.chunk, num_positions) < k.launch.num_workgroups) {
-      dies_[dies[p]].kernels.push_back(id);
+      std::vector<KernelId>& queued = dies_[dies[p]].kernels;
+      queued.insert(oldest_first_ ? std::lower_bound(queued.begin(), queued.end(), id) : queued.end(), id);
     }
   }
   for (const std::uint32_t die : dies) try_dispatch(die);
@@ -94,7 +95,7 @@ void GpuCompute::try_dispatch(std::uint32_t die) {
   if (d.busy || d.kernels.empty()) return;
   const std::size_t n = d.kernels.size();
   for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t at = (d.next + i) % n;
+    const std::size_t at = oldest_first_ ? i : (d.next + i) % n;
     const KernelId id = d.kernels[at];
     KernelState& k = states_[id];
     const auto cu = cus_.pick(k.partition.cus_on_die(die));

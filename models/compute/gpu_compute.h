@@ -20,7 +20,9 @@
 // the same kernel never overtakes an earlier one on the same die (hardware dispatches in
 // order); workgroups bound to other dies are not held up (each die dispatches its own
 // share). Kernels of other streams that share a die take turns at its dispatcher (round
-// robin over kernels that can place a workgroup). A freed slot restarts dispatch on its die.
+// robin over kernels that can place a workgroup; or, with dispatch_oldest_first(), the kernel
+// launched first that can place one, as a dataflow schedule needs so that workgroups waiting for
+// data never hold every slot their producers need). A freed slot restarts dispatch on its die.
 // A kernel completes kernel_teardown_ps after its last workgroup ends.
 //
 // Statistics (named <component>.<stat>): workgroups_dispatched, kernels_completed (count),
@@ -51,6 +53,9 @@ class GpuCompute : public sim::Component {
 
   // Enqueues a kernel on its stream at now(); returns its id (index into kernels()).
   KernelId launch(KernelLaunch launch);
+
+  // Kernels of different streams sharing a die dispatch oldest first instead of round robin.
+  void dispatch_oldest_first() { oldest_first_ = true; }
 
   // The end-of-kernel release of kernel `id` (KernelLaunch::end_of_kernel) has finished.
   void end_of_kernel_done(KernelId id);
@@ -127,6 +132,7 @@ class GpuCompute : public sim::Component {
   std::deque<WorkgroupContext> contexts_;  // deque: contexts keep their address as the pool grows
   std::vector<std::uint32_t> free_contexts_;
   std::uint32_t running_kernels_ = 0;
+  bool oldest_first_ = false;
 
   sim::stats::Counter* workgroups_dispatched_;
   sim::stats::Counter* kernels_completed_;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "models/system/system_loader.h"
 #include "sim/app/usage_error.h"
 
 namespace tessera::app {
@@ -15,12 +16,23 @@ Ablation ablation_of(const std::string& name) {
              "system.gpu.dispatch.kernel_teardown=0 ps"},
             false};
   }
-  if (name == "locality") return {name, TimeCategory::kInterKernelLocality, {}, true};
-  if (name == "sync") {
-    return {name, TimeCategory::kBulkSynchronous, {"system.gpu.atomics.local_latency=0 ps", "system.gpu.atomics.remote_latency=0 ps"},
-            false};
-  }
+  if (name == "locality") return {name, TimeCategory::kInterKernelLocality, {}, true, false};
+  if (name == "sync") return {name, TimeCategory::kBulkSynchronous, {}, false, true};
   throw UsageError(fmt::format("--ablate {}: expected launch, locality or sync", name));
+}
+
+std::optional<ReferenceCost> reference_cost(const Ablation& ablation) {
+  if (ablation.name != "launch") return std::nullopt;
+  const std::string system = "h200-2-calibrated";
+  const models::DispatchSpec& d = models::load_system_spec(system).gpu.dispatch;
+  const auto us = [](sim::Tick ps) { return fmt::format("{:.3f} us", static_cast<double>(ps) / 1e6); };
+  return ReferenceCost{
+      system,
+      {fmt::format("system.gpu.dispatch.kernel_launch_latency={} ps", d.kernel_launch_latency_ps),
+       fmt::format("system.gpu.dispatch.workgroup_dispatch={} ps", d.workgroup_dispatch_ps),
+       fmt::format("system.gpu.dispatch.kernel_teardown={} ps", d.kernel_teardown_ps)},
+      fmt::format("kernel launch latency {}, workgroup dispatch {}, kernel teardown {}", us(d.kernel_launch_latency_ps),
+                  us(d.workgroup_dispatch_ps), us(d.kernel_teardown_ps))};
 }
 
 }  // namespace tessera::app

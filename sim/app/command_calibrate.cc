@@ -1,4 +1,5 @@
 // tessera calibrate --measured DIR [--measured DIR ...] --system SYSTEM [--out FILE] [--jobs N] [--no-refine]
+//                   [--quiet]
 // Fits the parameters that specifications do not give to the microbenchmark results of the HIP
 // kernel suite and writes a calibrated system file (docs/validation.md, "Calibration").
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/measured/measured_data_error.h"
+#include "sim/app/progress.h"
 #include "sim/app/sweep/sweep_runner.h"
 #include "sim/app/text_table.h"
 #include "sim/app/usage_error.h"
@@ -115,7 +117,8 @@ int command_calibrate(const Args& args) {
       ("system", po::value<std::string>(&system), "the system to calibrate: a name (h200-2) or a system file (required)")
       ("out", po::value<std::string>(&out), "write the calibrated system file here (atomically)")
       ("jobs,j", po::value<unsigned>(), "Tessera runs at once while refining (default: the hardware threads)")
-      ("no-refine", "write the direct least-squares values, without refining them on Tessera's own predictions");
+      ("no-refine", "write the direct least-squares values, without refining them on Tessera's own predictions")
+      ("quiet", "no progress line on stderr");
   const auto parsed = parse_command_line(args, opts);
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
@@ -133,7 +136,10 @@ int command_calibrate(const Args& args) {
     for (measured::MeasuredCase& c : more.usable) set.usable.push_back(std::move(c));
     for (measured::SkippedFile& f : more.skipped) set.skipped.push_back(std::move(f));
   }
-  const CalibrationResult result = calibrate(set, system, options);
+  ProgressLine progress(ProgressStyle::kSteps, "calibrate", calibration_steps(), progress_wanted(vm.count("quiet") > 0));
+  const CalibrationResult result =
+      calibrate(set, system, options, [&](std::string_view step) { progress.begin_step(std::string(step)); });
+  progress.finish();
   if (result.used_results() == 0) {
     throw measured::MeasuredDataError(measured_dir, "", fmt::format("nothing to calibrate: no fit could use any result ({} microbenchmark "
                                                                     "result(s), {}; {} unused)",

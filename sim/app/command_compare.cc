@@ -1,5 +1,6 @@
 // tessera compare A.yaml B.yaml [--set K=V]... [--out DIR] [--json]
-// Runs two configs and shows how the makespan and each tax and work part change from A to B.
+// Runs two configs and shows how the makespan and each tax and work part change from A to B;
+// --out writes compare.json and compare.csv for programs and compare.html for people.
 #include <filesystem>
 #include <future>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
+#include "sim/app/report/compare_html.h"
 #include "sim/app/run/run_config_loader.h"
 #include "sim/app/run/config_differences.h"
 #include "sim/app/run/run_workload.h"
@@ -48,6 +50,17 @@ std::string side_line(const char* name, const std::string& config, const run::Ru
   return fmt::format("{}: {} ({})\n", name, config, what);
 }
 
+// The rows of compare.html: compare.json's quantities, named without their unit.
+std::vector<report::CompareQuantity> html_quantities(const std::vector<sweep::ComparisonRow>& rows) {
+  std::vector<report::CompareQuantity> out;
+  for (const sweep::ComparisonRow& r : rows) {
+    std::string name = r.quantity;
+    if (name.ends_with("_ns")) name.resize(name.size() - 3);
+    out.push_back({name, r.is_tax, r.a_ns, r.b_ns});
+  }
+  return out;
+}
+
 // What the configs differ in, one key per line; long lists show their first keys.
 std::string differences_text(const std::vector<run::ConfigDifference>& differences) {
   constexpr std::size_t kMaxLines = 20;
@@ -71,7 +84,7 @@ int command_compare(const Args& args) {
   std::string out_dir;
   opts.add_options()("help,h", "show this help")
       ("set", po::value<std::vector<std::string>>(&sets)->composing(), "override a key of both configs: --set key.path=value (repeatable)")
-      ("out", po::value<std::string>(&out_dir), "write compare.json and compare.csv into this folder")
+      ("out", po::value<std::string>(&out_dir), "write compare.json, compare.csv and compare.html into this folder")
       ("json", "print compare.json on stdout instead of the table")
       ("configs", po::value<std::vector<std::string>>(&configs), "the two run configs (positional)");
   po::positional_options_description pos;
@@ -98,6 +111,8 @@ int command_compare(const Args& args) {
   if (!out_dir.empty()) {
     write_file_atomically(std::filesystem::path(out_dir) / "compare.json", report.dump(2) + "\n");
     write_file_atomically(std::filesystem::path(out_dir) / "compare.csv", sweep::comparison_csv(rows));
+    write_file_atomically(std::filesystem::path(out_dir) / "compare.html",
+                          report::compare_html({configs[0], a}, {configs[1], b}, differences, html_quantities(rows)));
   }
   if (vm.count("json")) {
     std::cout << report.dump(2) << "\n";

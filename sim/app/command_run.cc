@@ -1,5 +1,5 @@
 // tessera run [CONFIG] [--set K=V]... [--out DIR] [--json] [--ablate WHAT]... [--seed S] [--max-events N]
-//             [--max-wall DURATION] [--dump-trace FILE]
+//             [--max-wall DURATION] [--dump-trace FILE] [--quiet]
 //
 // In four steps: the flags are parsed into a RunRequest; the request becomes a plan (which
 // configs run, under which labels); the plan is executed (each run, then its ablated re-runs);
@@ -21,6 +21,7 @@
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/max_wall_flag.h"
+#include "sim/app/progress.h"
 #include "sim/app/report/report_html.h"
 #include "sim/app/report/taxes_csv.h"
 #include "sim/app/report/timeline_json.h"
@@ -47,6 +48,7 @@ struct RunRequest {
   workloads::replay::ActivityDetail timeline = workloads::replay::ActivityDetail::kKernels;
   bool json = false;
   std::optional<std::string> dump_trace;
+  bool quiet = false;  // no progress line on stderr
 };
 
 // One config to run: the label it is shown under (empty: named after its result) and its overrides.
@@ -87,6 +89,7 @@ std::optional<RunRequest> parse_request(const Args& args) {
       ("max-wall", po::value<std::string>(), "stop each run after this much wall-clock time, e.g. 30s or \"1.5 s\" "
                                              "(units ps, ns, us, ms, s); the result is marked incomplete")
       ("dump-trace", po::value<std::string>(), "also write the workload's tile-level trace to FILE (.jsonl text, .tsrt binary)")
+      ("quiet", "no progress line on stderr")
       ("config", po::value<std::string>(), "the run config (also the first positional argument)");
   po::positional_options_description pos;
   pos.add("config", 1);
@@ -100,6 +103,7 @@ std::optional<RunRequest> parse_request(const Args& args) {
   if (vm.count("config")) request.config = vm["config"].as<std::string>();
   if (vm.count("dump-trace")) request.dump_trace = vm["dump-trace"].as<std::string>();
   request.json = vm.count("json") > 0;
+  request.quiet = vm.count("quiet") > 0;
   const std::string timeline = vm["timeline"].as<std::string>();
   if (timeline == "none") {
     request.timeline = workloads::replay::ActivityDetail::kNone;
@@ -129,13 +133,16 @@ std::vector<PlannedRun> plan_runs(const RunRequest& request) {
 // A run stopped by a limit says so on stderr at once (and in its result: complete false,
 // stopped_by), so that a script reading --json also sees it.
 run::RunOutcome run_config(const RunRequest& request, const std::vector<std::string>& sets, const std::string& label,
-                           workloads::replay::ActivityDetail activity, bool ideal_locality, run::RunSpec& spec) {
+                           workloads::replay::ActivityDetail activity, const Ablation* ablation, run::RunSpec& spec) {
   spec = run::load_run_spec(request.config, sets);
-  spec.options.ideal_locality = ideal_locality;
+  if (ablation != nullptr) {
+    spec.options.ideal_locality = ablation->ideal_locality;
+    spec.options.dataflow_oracle = ablation->dataflow_oracle;
+  }
   spec.options.max_wall = request.max_wall;
   run::RunOutcome outcome = run::run_workload(spec, activity);
   if (const auto stopped = run::stop_message(outcome.result, spec.options)) {
-    std::cerr << fmt::format("tessera run{}: {}\n", label.empty() ? "" : " [" + label + "]", *stopped);
+    write_stderr(fmt::format("tessera run{}: {}\n", label.empty() ? "" : " [" + label + "]", *stopped));
   }
   return outcome;
 }
@@ -147,8 +154,12 @@ std::vector<Run> execute(const RunRequest& request, const std::vector<PlannedRun
     if (!trace) throw UsageError(fmt::format("--dump-trace: workload kind '{}' has no tile-level trace", spec.workload.kind()));
     workloads::trace::save_trace(*trace, *request.dump_trace);
   }
+  // A step per run and per ablated re-run (one that changes nothing is a step too, over at once).
+  ProgressLine progress(ProgressStyle::kSteps, "run", plans.size() * (1 + request.ablations.size()),
+                        progress_wanted(request.quiet));
   std::vector<Run> runs;
   for (const PlannedRun& plan : plans) {
+    progress.begin_step(plan.label);
     Run r;
     r.label = plan.label;
     // The report's link charts need the links' utilisation even without a timeline file.
@@ -156,22 +167,29 @@ std::vector<Run> execute(const RunRequest& request, const std::vector<PlannedRun
                           : request.timeline == workloads::replay::ActivityDetail::kNone
                               ? workloads::replay::ActivityDetail::kKernels
                               : request.timeline;
-    r.outcome = run_config(request, plan.sets, plan.label, activity, false, r.spec);
+    r.outcome = run_config(request, plan.sets, plan.label, activity, nullptr, r.spec);
     if (r.label.empty()) r.label = r.outcome.result.default_label();
     runs.push_back(std::move(r));
   }
   for (const Ablation& a : request.ablations) {
     for (std::size_t i = 0; i < runs.size(); ++i) {
+      progress.begin_step(fmt::format("{} --ablate {}", runs[i].label, a.name));
       std::vector<std::string> with = plans[i].sets;
       with.insert(with.end(), a.sets.begin(), a.sets.end());
       // An ablation whose overrides leave the configuration as it was (its costs are already 0 in
       // this system) would re-run the same thing: it is reported as changing nothing instead.
       const bool changes_config = run::describe_yaml(run::load_run_spec(request.config, with)) != run::describe_yaml(runs[i].spec);
-      AblatedRun ablated{runs[i].outcome.result, !changes_config && !a.ideal_locality};
+      AblatedRun ablated{runs[i].outcome.result, !changes_config && !a.ideal_locality && !a.dataflow_oracle};
+      run::RunSpec spec;
       if (!ablated.unchanged) {
-        run::RunSpec spec;
         ablated.result =
-            run_config(request, with, runs[i].label, workloads::replay::ActivityDetail::kNone, a.ideal_locality, spec).result;
+            run_config(request, with, runs[i].label, workloads::replay::ActivityDetail::kNone, &a, spec).result;
+      } else if ((ablated.reference = reference_cost(a))) {
+        // Nothing to take away: show what the measured cost would add instead.
+        std::vector<std::string> measured = plans[i].sets;
+        measured.insert(measured.end(), ablated.reference->sets.begin(), ablated.reference->sets.end());
+        ablated.with_reference =
+            run_config(request, measured, runs[i].label, workloads::replay::ActivityDetail::kNone, nullptr, spec).result;
       }
       const workloads::WorkloadResult& w = ablated.result.result;
       runs[i].outcome.result.ablations[a.name] = {
@@ -179,6 +197,7 @@ std::vector<Run> execute(const RunRequest& request, const std::vector<PlannedRun
       runs[i].ablated.push_back(std::move(ablated));
     }
   }
+  progress.finish();
   return runs;
 }
 

@@ -1,4 +1,5 @@
 // tessera sweep STUDY.yaml [--jobs N] [--out DIR] [--resume] [--set K=V]... [--points A:B] [--max-wall DURATION]
+//                          [--quiet]
 // Runs every point of a what-if study (docs/sweeps.md) on local cores, and over MPI ranks when
 // launched by mpirun; writes results.csv, report.html and points/NNNN.json. SIGINT or SIGTERM
 // stops it cleanly (sim/app/interrupt.h): finished points are kept and tabulated, exit 130.
@@ -21,12 +22,12 @@
 #include "sim/app/exit_codes.h"
 #include "sim/app/interrupt.h"
 #include "sim/app/max_wall_flag.h"
+#include "sim/app/progress.h"
 #include "sim/app/run/stop_message.h"
 #include "sim/app/sweep/mpi_session.h"
 #include "sim/app/sweep/point_config.h"
 #include "sim/app/sweep/point_range.h"
 #include "sim/app/sweep/point_store.h"
-#include "sim/app/sweep/progress_bar.h"
 #include "sim/app/sweep/results_csv.h"
 #include "sim/app/sweep/study.h"
 #include "sim/app/sweep/summary_metrics.h"
@@ -34,6 +35,7 @@
 #include "sim/app/sweep/sweep_report.h"
 #include "sim/app/sweep/sweep_runner.h"
 #include "sim/app/text_table.h"
+#include "sim/app/time_unit.h"
 #include "sim/app/usage_error.h"
 #include "sim/config/config_error.h"
 #include "sim/config/embedded_files.h"
@@ -89,25 +91,32 @@ PreparedStudy prepare_study(const std::string& study_name, const std::vector<std
 }
 
 // The terminal's view of the results: the swept values, the makespan, the taxes where the
-// summaries have them, and the status; long studies show their first rows.
+// summaries have them (every time in one unit, from the longest makespan shown), and the status;
+// long studies show their first rows.
 std::string render_results(const PreparedStudy& s, const std::vector<PointResult>& results) {
   constexpr std::size_t kMaxRows = 100;
   bool any_taxes = false;
-  for (const PointResult& r : results) {
-    const SummaryMetrics m = metrics_of(r.result);
+  double max_ns = 0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const SummaryMetrics m = metrics_of(results[i].result);
     for (std::size_t c = 0; c < kNumTimeCategories; ++c) {
       any_taxes = any_taxes || (workloads::replay::is_tax(time_category(c)) && m.parts_ns[c].has_value());
     }
+    if (i < kMaxRows) {
+      max_ns = std::max(max_ns, m.makespan_ns.value_or(0.0));
+      for (const std::optional<double>& part : m.parts_ns) max_ns = std::max(max_ns, part.value_or(0.0));
+    }
   }
+  const TimeUnit unit = pick_time_unit(max_ns);
   std::vector<std::string> header{"point"};
   for (const std::string& name : label_names(s.keys)) header.push_back(name);
-  header.emplace_back("makespan (ns)");
+  header.push_back(with_unit("makespan", unit));
   // (results may hold only some points, after an interrupt: rows are named by r.index.)
   std::vector<std::size_t> taxes;
   for (std::size_t c = 0; c < kNumTimeCategories && any_taxes; ++c) {
     if (!workloads::replay::is_tax(time_category(c))) continue;
     taxes.push_back(c);
-    header.push_back(fmt::format("{} (ns)", workloads::replay::to_string(time_category(c))));
+    header.push_back(with_unit(workloads::replay::to_string(time_category(c)), unit));
   }
   header.emplace_back("L2 hit (%)");
   header.emplace_back("status");
@@ -117,8 +126,8 @@ std::string render_results(const PreparedStudy& s, const std::vector<PointResult
     const std::size_t point = results[i].index;
     std::vector<std::string> row{std::to_string(point)};
     row.insert(row.end(), s.values[point].begin(), s.values[point].end());
-    row.push_back(m.makespan_ns ? fmt::format("{:.3f}", *m.makespan_ns) : "-");
-    for (std::size_t c : taxes) row.push_back(m.parts_ns[c] ? fmt::format("{:.3f}", *m.parts_ns[c]) : "-");
+    row.push_back(m.makespan_ns ? format_time(*m.makespan_ns, unit) : "-");
+    for (std::size_t c : taxes) row.push_back(m.parts_ns[c] ? format_time(*m.parts_ns[c], unit) : "-");
     row.push_back(m.l2_hit_rate ? fmt::format("{:.1f}", 100 * *m.l2_hit_rate) : "-");
     row.push_back(results[i].ok ? "ok" : "failed");
     t.add_row(std::move(row));
@@ -147,7 +156,7 @@ std::string render_points(const PreparedStudy& s) {
 // interrupt, the result holds the finished points only (in point order): those never started
 // and those abandoned while running are left out, and have no file.
 std::vector<PointResult> run_my_points(const PreparedStudy& s, const MpiSession& mpi, const fs::path& out_dir,
-                                       unsigned jobs, bool resume) {
+                                       unsigned jobs, bool resume, bool quiet) {
   std::vector<std::size_t> mine;
   for (std::size_t i = s.range.begin; i < s.range.end; ++i) {
     if (static_cast<int>(i % static_cast<std::size_t>(mpi.size())) == mpi.rank()) mine.push_back(i);
@@ -160,7 +169,7 @@ std::vector<PointResult> run_my_points(const PreparedStudy& s, const MpiSession&
     if (!done[j]) to_run.push_back(j);
   }
   const std::string what = mpi.size() > 1 ? fmt::format("points on rank 0 of {}", mpi.size()) : "points";
-  ProgressBar progress(to_run.size(), what, mpi.rank() == 0 && ProgressBar::stderr_is_terminal());
+  ProgressLine progress(ProgressStyle::kBar, what, to_run.size(), mpi.rank() == 0 && progress_wanted(quiet));
   run_parallel(to_run.size(), jobs, [&](std::size_t n) {
     const std::size_t j = to_run[n];
     const std::size_t i = mine[j];
@@ -220,6 +229,7 @@ struct SweepRequest {
   std::optional<std::string> points;
   std::optional<std::chrono::nanoseconds> max_wall;
   bool dry_run = false;
+  bool quiet = false;
 };
 
 // nullopt when --help was asked for (and printed).
@@ -242,6 +252,7 @@ std::optional<SweepRequest> parse_request(const Args& args) {
       ("max-wall", po::value<std::string>(), "stop any point still running after this much wall-clock time, e.g. "
                                              "600s (units ps, ns, us, ms, s); that point fails")
       ("dry-run", "check every point's config and list the points; run nothing")
+      ("quiet", "no progress bar on stderr")
       ("study", po::value<std::string>(), "the study file (also the first positional argument)");
   po::positional_options_description pos;
   pos.add("study", 1);
@@ -257,6 +268,7 @@ std::optional<SweepRequest> parse_request(const Args& args) {
   if (vm.count("points")) request.points = vm["points"].as<std::string>();
   if (vm.count("max-wall")) request.max_wall = parse_max_wall(vm["max-wall"].as<std::string>());
   request.dry_run = vm.count("dry-run") > 0;
+  request.quiet = vm.count("quiet") > 0;
   return request;
 }
 
@@ -345,7 +357,7 @@ int command_sweep(const Args& args) {
 
   // From here on SIGINT/SIGTERM stop the sweep cleanly instead of killing it.
   const InterruptScope interrupt_scope;
-  std::vector<PointResult> mine = run_my_points(s, mpi, out_dir, jobs, request->resume);
+  std::vector<PointResult> mine = run_my_points(s, mpi, out_dir, jobs, request->resume, request->quiet);
   bool my_failures = false;
   for (const PointResult& r : mine) my_failures = my_failures || !r.ok;
   const std::vector<PointResult> results = gather(mpi, std::move(mine), s, out_dir);

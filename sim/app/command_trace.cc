@@ -156,7 +156,8 @@ json inspect_json(const wt::Trace& t, const std::string& file, wt::TraceForm for
                             {"program", t.programs[k.program].name},
                             {"args", std::move(args)},
                             {"cu_first", k.cu_first},
-                            {"cu_count", k.cu_count}});
+                            {"cu_count", k.cu_count},
+                            {"collective", k.collective}});
   }
   j["host"] = json::array();
   for (const auto& commands : t.host) {
@@ -211,7 +212,7 @@ std::string inspect_text(const wt::Trace& t, const std::string& file, wt::TraceF
 
   out += fmt::format("\nkernels ({})\n", t.kernels.size());
   for (std::uint32_t r = 0; r < t.ranks; ++r) {
-    TextTable kernels({"index", "kernel", "stream", "grid (workgroups)", "program", "CUs"});
+    TextTable kernels({"index", "kernel", "stream", "grid (workgroups)", "program", "CUs", "collective"});
     std::size_t listed = 0;
     std::size_t on_rank = 0;
     for (std::size_t i = 0; i < t.kernels.size(); ++i) {
@@ -220,7 +221,8 @@ std::string inspect_text(const wt::Trace& t, const std::string& file, wt::TraceF
       if (++on_rank > kMaxListed) continue;
       ++listed;
       const std::string cus = k.cu_count == 0 ? "all" : fmt::format("{}..{}", k.cu_first, k.cu_first + k.cu_count - 1);
-      kernels.add_row({std::to_string(i), k.name, std::to_string(k.stream), std::to_string(k.grid), t.programs[k.program].name, cus});
+      kernels.add_row({std::to_string(i), k.name, std::to_string(k.stream), std::to_string(k.grid), t.programs[k.program].name, cus,
+                       k.collective ? "yes" : "no"});
     }
     out += fmt::format("rank {}: {} kernel(s)\n", r, on_rank);
     if (on_rank > 0) out += kernels.render();

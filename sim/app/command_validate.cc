@@ -1,4 +1,4 @@
-// tessera validate --measured DIR --system SYSTEM [--json] [--out DIR] [--max-mape PERCENT] [--jobs N]
+// tessera validate --measured DIR --system SYSTEM [--json] [--out DIR] [--max-mape PERCENT] [--jobs N] [--quiet]
 // Runs Tessera on every measured pattern case and compares its prediction with the measurement
 // (docs/validation.md, "Validation").
 #include <filesystem>
@@ -15,6 +15,7 @@
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/measured/measured_data_error.h"
+#include "sim/app/progress.h"
 #include "sim/app/run/run_config_loader.h"
 #include "sim/app/sweep/sweep_runner.h"
 #include "sim/app/text_table.h"
@@ -50,7 +51,8 @@ int command_validate(const Args& args) {
       ("json", "print validation.json on stdout instead of the tables")
       ("out", po::value<std::string>(&out), "write report.md, validation.json and report.html into this folder")
       ("max-mape", po::value<double>(), "exit 1 when the MAPE exceeds this many percent (for CI)")
-      ("jobs,j", po::value<unsigned>(), "cases run at once (default: the hardware threads)");
+      ("jobs,j", po::value<unsigned>(), "cases run at once (default: the hardware threads)")
+      ("quiet", "no progress line on stderr");
   const auto parsed = parse_command_line(args, opts);
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
@@ -77,7 +79,9 @@ int command_validate(const Args& args) {
                                                                     "microbenchmark result(s), {})",
                                                                     report.microbenchmark_results, measured::describe_skipped(set.skipped)));
   }
-  predict_cases(prepared, jobs);
+  ProgressLine progress(ProgressStyle::kBar, "cases", prepared.cases.size(), progress_wanted(vm.count("quiet") > 0));
+  predict_cases(prepared, jobs, [&](bool failed) { progress.advance(failed); });
+  progress.finish();
   report.cases = std::move(prepared.cases);
   report.groups = group_variants(report.cases);
   report.summary = summarize(report.cases, report.groups);

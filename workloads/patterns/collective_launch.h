@@ -22,6 +22,7 @@ std::vector<std::uint32_t> launch_on_every_rank(trace::TraceBuilder& builder, co
     k.program = program;
     k.cu_first = spec.cu_first;
     k.cu_count = spec.cu_count;
+    k.collective = true;
     kernels.push_back(builder.launch(std::move(k)));
   }
   return kernels;

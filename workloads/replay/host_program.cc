@@ -7,7 +7,7 @@ namespace tessera::workloads::replay {
 HostProgram::HostProgram(models::machine::Machine& machine, const trace::Trace& trace, std::uint32_t rank,
                          std::vector<std::unique_ptr<TraceKernel>>& bodies,
                          std::vector<models::compute::KernelId>& kernel_ids, RankBarrier& barrier,
-                         TaxLedger& ledger, bool skip_end_of_kernel_release)
+                         TaxLedger& ledger, HostOptions options)
     : machine_(machine),
       trace_(trace),
       rank_(rank),
@@ -16,7 +16,7 @@ HostProgram::HostProgram(models::machine::Machine& machine, const trace::Trace& 
       kernel_ids_(kernel_ids),
       barrier_(barrier),
       ledger_(ledger),
-      skip_release_(skip_end_of_kernel_release) {}
+      options_(options) {}
 
 void HostProgram::run() {
   waiting_sync_ = false;
@@ -25,12 +25,14 @@ void HostProgram::run() {
     switch (c.op) {
       case trace::HostOp::kLaunch: {
         const trace::Kernel& k = trace_.kernels[c.kernel];
-        models::compute::KernelLaunch launch{k.name, k.stream, static_cast<std::uint32_t>(k.grid), bodies_[c.kernel].get(),
+        // The oracle: a stream per kernel (numbered by launch), so that no stream orders two.
+        const std::uint32_t stream = options_.dataflow ? static_cast<std::uint32_t>(launched_++) : k.stream;
+        models::compute::KernelLaunch launch{k.name, stream, static_cast<std::uint32_t>(k.grid), bodies_[c.kernel].get(),
                                              {}, sim::bind<&HostProgram::on_kernel_complete>(this), c.kernel, {}};
         if (k.cu_count > 0) {
           launch.partition = models::compute::CuPartition::per_die(machine_.spec().gpu.compute, k.cu_first, k.cu_count);
         }
-        if (!skip_release_) launch.end_of_kernel = sim::bind<&HostProgram::on_end_of_kernel>(this);
+        if (!options_.skip_end_of_kernel_release) launch.end_of_kernel = sim::bind<&HostProgram::on_end_of_kernel>(this);
         ledger_.kernel_enqueued(rank_);
         kernel_ids_[c.kernel] = machine_.gpu(rank_).launch(std::move(launch));
         ++outstanding_;
@@ -38,7 +40,7 @@ void HostProgram::run() {
         break;
       }
       case trace::HostOp::kSync:
-        if (outstanding_ > 0) {
+        if (outstanding_ > 0 && !options_.dataflow) {
           waiting_sync_ = true;
           ledger_.host_blocked(rank_, true);
           return;
@@ -47,6 +49,7 @@ void HostProgram::run() {
         break;
       case trace::HostOp::kRankBarrier:
         ++pc_;
+        if (options_.dataflow) break;
         ledger_.host_blocked(rank_, true);
         if (barrier_.arrive(this)) return;
         ledger_.host_blocked(rank_, false);

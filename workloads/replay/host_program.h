@@ -3,6 +3,9 @@
 // its stream and goes on at once (launch latency is the GPU's, models/compute); a sync waits
 // until every kernel this host launched has completed; a rank barrier waits until every
 // rank's host has reached its barrier of the same ordinal (as an MPI barrier between ranks).
+// For the dataflow oracle (dataflow.h) the host launches every kernel at once, each on a stream
+// of its own, and its syncs and rank barriers do nothing: only data dependencies order kernels
+// (the end-of-kernel write-backs stay: they put the data where the run as traced reads it).
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -15,11 +18,16 @@ namespace tessera::workloads::replay {
 
 class RankBarrier;
 
+struct HostOptions {
+  bool skip_end_of_kernel_release = false;  // ablation: kernels end without writing their dirty L2 data back
+  bool dataflow = false;                    // the dataflow oracle
+};
+
 class HostProgram {
  public:
   HostProgram(models::machine::Machine& machine, const trace::Trace& trace, std::uint32_t rank,
               std::vector<std::unique_ptr<TraceKernel>>& bodies, std::vector<models::compute::KernelId>& kernel_ids,
-              RankBarrier& barrier, TaxLedger& ledger, bool skip_end_of_kernel_release = false);
+              RankBarrier& barrier, TaxLedger& ledger, HostOptions options = {});
 
   void start() { run(); }
   bool finished() const { return pc_ == commands_.size(); }
@@ -44,9 +52,10 @@ class HostProgram {
   std::vector<models::compute::KernelId>& kernel_ids_;
   RankBarrier& barrier_;
   TaxLedger& ledger_;
-  bool skip_release_;  // ablation: kernels end without writing their dirty L2 data back
+  HostOptions options_;
   std::size_t pc_ = 0;
   std::uint64_t outstanding_ = 0;
+  std::uint64_t launched_ = 0;  // kernels launched so far
   bool waiting_sync_ = false;
 };
 

@@ -101,15 +101,20 @@ void record_links(Machine& machine, sim::Tick end_ps, std::uint64_t max_recorded
   }
 }
 
-}  // namespace
-
-ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& system, ReplayOptions options) {
-  check_fits(trace, system);
+// One replay. With `recorder`, it records the trace's data dependencies; with `dataflow`, it runs
+// on them alone (the oracle).
+ReplayResult replay_once(const trace::Trace& trace, const models::SystemSpec& system, const ReplayOptions& options,
+                         DataflowRecorder* recorder, const DataflowGraph* dataflow) {
   const AddressMap addresses(trace);
 
   sim::Engine engine;
   sim::stats::StatRegistry stats;
   Machine machine(sim::Context{engine, stats}, system);
+  std::optional<DataflowGate> gate;
+  if (dataflow != nullptr) {
+    gate.emplace(*dataflow, engine, machine.memory());
+    for (std::uint32_t r = 0; r < trace.ranks; ++r) machine.gpu(r).dispatch_oldest_first();
+  }
   BarrierTable barriers(engine);
   const bool record = options.activity != ActivityDetail::kNone;
   machine.network().record_utilisation(record);
@@ -117,7 +122,8 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
   ReplayResult result;
   TaxLedger ledger(trace, intermediates, engine, record ? &result.activity : nullptr,
                    options.activity == ActivityDetail::kWorkgroups, options.max_recorded);
-  ReplayContext context{machine, trace, addresses, barriers, intermediates, ledger, options.ideal_locality, {}, {}};
+  ReplayContext context{machine,        trace, addresses, barriers, intermediates, ledger, options.ideal_locality,
+                        {},             {},    recorder,  gate ? &*gate : nullptr};
   group_by_name(trace, context);
 
   std::vector<trace::CompiledProgram> programs;
@@ -132,7 +138,7 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
   std::vector<std::unique_ptr<HostProgram>> hosts;
   for (std::uint32_t r = 0; r < trace.ranks; ++r) {
     hosts.push_back(std::make_unique<HostProgram>(machine, trace, r, bodies, kernel_ids, rank_barrier, ledger,
-                                                  options.ideal_locality));
+                                                  HostOptions{options.ideal_locality, dataflow != nullptr}));
   }
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -199,6 +205,20 @@ ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& s
   for (const auto& [cls, use] : result.resource_usage) result.link_class_bytes[cls] = use.bytes;
   result.statistics = stats.snapshot();
   return result;
+}
+
+}  // namespace
+
+ReplayResult replay_trace(const trace::Trace& trace, const models::SystemSpec& system, ReplayOptions options) {
+  check_fits(trace, system);
+  if (!options.dataflow_oracle) return replay_once(trace, system, options, nullptr, nullptr);
+  DataflowRecorder recorder;
+  ReplayOptions as_traced = options;
+  as_traced.activity = ActivityDetail::kNone;
+  ReplayResult reference = replay_once(trace, system, as_traced, &recorder, nullptr);
+  if (!reference.complete) return reference;  // a limit stopped it: the dependencies are partial
+  const DataflowGraph graph = recorder.take();
+  return replay_once(trace, system, options, nullptr, &graph);
 }
 
 }  // namespace tessera::workloads::replay

@@ -32,6 +32,9 @@ struct ReplayOptions {
   // Ablation (--ablate locality): accesses to intermediates and end-of-kernel releases take no
   // time, as if every intermediate stayed on chip.
   bool ideal_locality = false;
+  // Ablation (--ablate sync): the dataflow oracle (dataflow.h). The trace is replayed once as
+  // traced to record its data dependencies, then again on those alone; the result is the second's.
+  bool dataflow_oracle = false;
   std::uint64_t max_recorded = 1'000'000;   // slices + flag edges + GPU stretches + link samples kept at most (~170 MB of timeline)
 };
 

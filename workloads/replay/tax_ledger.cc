@@ -27,7 +27,7 @@ void add_memory(CategoryTimes& t, sim::Tick dt, std::uint64_t plain, std::uint64
 
 TimeCategory slice_category(WorkgroupState s, bool data_movement) {
   switch (s) {
-    case WorkgroupState::kCompute: return TimeCategory::kCompute;
+    case WorkgroupState::kCompute: return data_movement ? TimeCategory::kBulkSynchronous : TimeCategory::kCompute;
     case WorkgroupState::kMemory: return TimeCategory::kMemory;
     case WorkgroupState::kIntermediate: return TimeCategory::kInterKernelLocality;
     case WorkgroupState::kRemote:
@@ -64,7 +64,7 @@ IntermediateMap::IntermediateMap(const trace::Trace& trace)
   };
   for (std::size_t k = 0; k < trace.kernels.size(); ++k) {
     const trace::Kernel& kernel = trace.kernels[k];
-    data_movement_[k] = program_computes[kernel.program] ? 0 : 1;
+    data_movement_[k] = kernel.collective || !program_computes[kernel.program] ? 1 : 0;
     for (std::uint32_t b = 0; b < num_buffers_; ++b) {
       std::uint8_t bits = 0;
       if (other_than(storers[b], kernel.name)) bits |= 1;
@@ -113,9 +113,10 @@ void TaxLedger::close_gpu(Gpu& g) {
   const std::uint64_t plain = total(WorkgroupState::kMemory);
   const std::uint64_t intermediate = total(WorkgroupState::kIntermediate);
   TimeCategory category = TimeCategory::kIdle;
-  if (total(WorkgroupState::kCompute) > 0) {
+  if (g.fused[idx(WorkgroupState::kCompute)] > 0) {
     category = TimeCategory::kCompute;
-  } else if (total(WorkgroupState::kRemote) > 0) {
+  } else if (total(WorkgroupState::kRemote) > 0 || g.data_movement[idx(WorkgroupState::kCompute)] > 0) {
+    // A collective's reduction arithmetic is part of its data movement (docs/taxes.md).
     category = g.fused[idx(WorkgroupState::kRemote)] > 0 ? TimeCategory::kCommunication : TimeCategory::kBulkSynchronous;
   } else if (plain + intermediate > 0) {
     add_memory(t, dt, plain, intermediate);
@@ -161,9 +162,9 @@ void TaxLedger::close_kernel(std::uint32_t kernel, bool data_movement) {
   CategoryTimes& t = k.times;
   const std::uint64_t plain = c[idx(WorkgroupState::kMemory)];
   const std::uint64_t intermediate = c[idx(WorkgroupState::kIntermediate)];
-  if (c[idx(WorkgroupState::kCompute)] > 0) {
+  if (c[idx(WorkgroupState::kCompute)] > 0 && !data_movement) {
     t[idx(TimeCategory::kCompute)] += dt;
-  } else if (c[idx(WorkgroupState::kRemote)] > 0) {
+  } else if (c[idx(WorkgroupState::kRemote)] > 0 || c[idx(WorkgroupState::kCompute)] > 0) {
     t[idx(data_movement ? TimeCategory::kBulkSynchronous : TimeCategory::kCommunication)] += dt;
   } else if (plain + intermediate > 0) {
     add_memory(t, dt, plain, intermediate);

@@ -32,7 +32,9 @@ enum class WorkgroupState : std::uint8_t { kNone, kCompute, kMemory, kIntermedia
 inline constexpr std::size_t kNumWorkgroupStates = 6;
 
 
-// Which accesses of which kernel touch intermediates, and which kernels only move data.
+// Which accesses of which kernel touch intermediates, and which kernels only move data: those
+// whose program has no compute op, and collectives (trace::Kernel::collective), whose reduction
+// arithmetic is part of their data movement.
 class IntermediateMap {
  public:
   explicit IntermediateMap(const trace::Trace& trace);

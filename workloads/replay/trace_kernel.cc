@@ -38,6 +38,7 @@ void TraceKernel::start(models::compute::WorkgroupContext& wg) {
   state.state = WorkgroupState::kNone;
   state.in_flight = {};
   state.in_flight_total = 0;
+  state.accesses = 0;
   state.waiting_slot = kNotWaiting;
   ++live_;
   advance(wg.handle());
@@ -107,33 +108,44 @@ void TraceKernel::advance(std::uint32_t handle) {
       case OpKind::kLoadAsync:
       case OpKind::kStore:
       case OpKind::kAtomicAddRange: {
+        ++state.accesses;
         const std::uint32_t owner = checked_rank(handle, op.rank());
-        std::uint64_t address = 0;
+        std::uint64_t& address = state.address;
         if (!context_.addresses.resolve(op.buffer, op.offset(), op.bytes(), address)) {
           fail(handle, fmt::format("bytes [{}, {}+{}) outside buffer '{}' ({} B)", op.offset(), op.offset(), op.bytes(),
                                    context_.trace.buffers.at(op.buffer).name, context_.trace.buffers.at(op.buffer).bytes));
         }
         if (op.bytes() == 0) continue;
-        const AccessKind kind = op.kind == OpKind::kStore            ? AccessKind::kStore
-                                : op.kind == OpKind::kAtomicAddRange ? AccessKind::kAtomicAdd
-                                                                     : AccessKind::kLoad;
-        const MemoryAccess access{kind, kernel_.rank, wg.die(), owner, address, static_cast<std::uint64_t>(op.bytes())};
         const WorkgroupState doing = access_state(op, owner);
         if (doing == WorkgroupState::kIntermediate && context_.ideal_locality) continue;
+        const bool read = op.kind == OpKind::kLoad || op.kind == OpKind::kLoadAsync;
+        if (read && context_.recorder != nullptr) {
+          context_.recorder->read_issued(access_instance(handle), owner, address, static_cast<std::uint64_t>(op.bytes()));
+        }
         if (op.kind == OpKind::kLoadAsync) {
           const std::size_t load_kind = load_kind_of(doing);
           ++state.in_flight[op.slot][load_kind];
           ++state.in_flight_total;
-          machine.memory().access(access, sim::bind<&TraceKernel::on_async_load_done>(this),
-                                  {handle, op.slot * kNumLoadKinds + load_kind});
+          const sim::Handler arrived = sim::bind<&TraceKernel::on_async_load_done>(this);
+          const sim::Payload which{handle, op.slot * kNumLoadKinds + load_kind};
+          if (context_.gate != nullptr) {
+            context_.gate->access(access_instance(handle), memory_access(handle), arrived, which);
+          } else {
+            machine.memory().access(memory_access(handle), arrived, which);
+          }
           continue;
         }
-        enter(handle, wg, doing);
-        machine.memory().access(access, sim::bind<&TraceKernel::on_done>(this), me);
+        if (read && context_.gate != nullptr &&
+            !context_.gate->ready_or_wait(access_instance(handle), sim::bind<&TraceKernel::on_producers_done>(this), me)) {
+          enter(handle, wg, WorkgroupState::kWait);  // its producers have not written yet
+          return;
+        }
+        start_blocking_access(handle);
         return;
       }
       case OpKind::kAtomicAdd:
       case OpKind::kAtomicXchg: {
+        if (context_.gate != nullptr) continue;  // the oracle: synchronisation does nothing
         const std::uint32_t home = checked_rank(handle, op.flag_rank());
         const models::sync::FlagRef flag{home, static_cast<std::uint64_t>(op.flag_id())};
         const auto access = machine.flag_access(kernel_.rank, wg.die(), home);
@@ -159,6 +171,7 @@ void TraceKernel::advance(std::uint32_t handle) {
           std::uint64_t address = 0;
           if (!context_.addresses.resolve(op.buffer, op.acquire_offset(), op.acquire_bytes(), address)) fail(handle, "acquire range outside its buffer");
         }
+        if (context_.gate != nullptr) continue;
         enter(handle, wg, WorkgroupState::kWait);
         machine.flags().wait_until({home, static_cast<std::uint64_t>(op.flag_id())}, op.compare, static_cast<std::uint64_t>(op.value()),
                                    machine.flag_access(kernel_.rank, wg.die(), home),
@@ -173,7 +186,7 @@ void TraceKernel::advance(std::uint32_t handle) {
         return;
       }
       case OpKind::kBarrier: {
-        if (op.scope == trace::BarrierScope::kWorkgroup) continue;
+        if (op.scope == trace::BarrierScope::kWorkgroup || context_.gate != nullptr) continue;
         BarrierTable::Key key{static_cast<std::uint8_t>(op.scope), 0, op.barrier_id()};
         std::uint64_t expected = kernel_.grid;
         if (op.scope == trace::BarrierScope::kDevice) {
@@ -190,6 +203,63 @@ void TraceKernel::advance(std::uint32_t handle) {
         fail(handle, "unexpected control instruction");
     }
   }
+}
+
+models::machine::MemoryAccess TraceKernel::memory_access(std::uint32_t handle) const {
+  const Live& state = live_state_[handle];
+  const trace::Op& op = state.op;
+  const auto& wg = gpu_.workgroup(handle);
+  const AccessKind kind = op.kind == OpKind::kStore            ? AccessKind::kStore
+                          : op.kind == OpKind::kAtomicAddRange ? AccessKind::kAtomicAdd
+                                                               : AccessKind::kLoad;
+  return {kind, kernel_.rank, wg.die(), static_cast<std::uint32_t>(op.rank()), state.address,
+          static_cast<std::uint64_t>(op.bytes())};
+}
+
+AccessInstance TraceKernel::access_instance(std::uint32_t handle) const {
+  return {kernel_index_, gpu_.workgroup(handle).workgroup_id(), live_state_[handle].accesses - 1};
+}
+
+void TraceKernel::start_blocking_access(std::uint32_t handle) {
+  const Live& state = live_state_[handle];
+  const trace::Op& op = state.op;
+  enter(handle, gpu_.workgroup(handle), access_state(op, static_cast<std::uint32_t>(op.rank())));
+  const bool write = op.kind == OpKind::kStore || op.kind == OpKind::kAtomicAddRange;
+  const bool tracked = context_.recorder != nullptr || context_.gate != nullptr;
+  context_.machine.memory().access(
+      memory_access(handle),
+      write && tracked ? sim::bind<&TraceKernel::on_write_done>(this) : sim::bind<&TraceKernel::on_done>(this),
+      {handle, 0});
+}
+
+void TraceKernel::on_producers_done(const sim::Payload& payload) {
+  start_blocking_access(static_cast<std::uint32_t>(payload.a));
+}
+
+void TraceKernel::on_write_done(const sim::Payload& payload) {
+  const auto handle = static_cast<std::uint32_t>(payload.a);
+  if (context_.gate != nullptr) {
+    const models::machine::MemoryAccess access = memory_access(handle);
+    const AccessInstance store = access_instance(handle);
+    if (access.kind == AccessKind::kStore && access.owner == kernel_.rank) {
+      // A local store sits in the die's L2 until a release writes it back (the run as traced
+      // reads it after its release): the oracle posts that release at once and its readers wait
+      // for it; the workgroup goes on.
+      context_.machine.memory().release_die(kernel_.rank, access.die, sim::bind<&TraceKernel::on_store_visible>(this),
+                                            {store.workgroup, store.ordinal});
+    } else {
+      context_.gate->write_completed(store);  // remote stores and atomic adds are performed at the owner's memory side
+    }
+  } else {
+    const models::machine::MemoryAccess access = memory_access(handle);
+    context_.recorder->write_completed(access_instance(handle), access.owner, access.address, access.bytes,
+                                       access.kind == AccessKind::kAtomicAdd);
+  }
+  advance(handle);
+}
+
+void TraceKernel::on_store_visible(const sim::Payload& payload) {
+  context_.gate->write_completed({kernel_index_, static_cast<std::uint32_t>(payload.a), payload.b});
 }
 
 void TraceKernel::retire(std::uint32_t handle) {
@@ -240,6 +310,10 @@ void TraceKernel::on_flushed(const sim::Payload& payload) {
   const trace::Op& op = live_state_[handle].op;
   const auto home = static_cast<std::uint32_t>(op.flag_rank());
   const auto& wg = gpu_.workgroup(handle);
+  if (context_.gate != nullptr) {  // the oracle: the write-back made the data visible; no flag is stored
+    advance(handle);
+    return;
+  }
   context_.machine.flags().release_store({home, static_cast<std::uint64_t>(op.flag_id())}, static_cast<std::uint64_t>(op.value()),
                                          context_.machine.flag_access(kernel_.rank, wg.die(), home));
   context_.ledger.flag_released(home, static_cast<std::uint64_t>(op.flag_id()), kernel_.rank, wg.cu());

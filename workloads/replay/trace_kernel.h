@@ -18,6 +18,7 @@
 #include "models/machine/machine.h"
 #include "workloads/replay/address_map.h"
 #include "workloads/replay/barrier_table.h"
+#include "workloads/replay/dataflow.h"
 #include "workloads/replay/tax_ledger.h"
 #include "workloads/trace/cursor.h"
 
@@ -34,6 +35,10 @@ struct ReplayContext {
   bool ideal_locality;  // ReplayOptions::ideal_locality
   std::vector<std::uint64_t> all_rank_group_size;  // per kernel: workgroups of its name over all ranks
   std::vector<std::uint64_t> name_group;           // per kernel: index of its name
+  // The dataflow oracle (dataflow.h): the run as traced records its data dependencies; the
+  // oracle's run replays them through the gate, and its flags, releases and barriers do nothing.
+  DataflowRecorder* recorder = nullptr;
+  DataflowGate* gate = nullptr;
 };
 
 class TraceKernel : public models::compute::WorkgroupBody {
@@ -60,6 +65,8 @@ class TraceKernel : public models::compute::WorkgroupBody {
     std::array<std::array<std::uint32_t, kNumLoadKinds>, trace::kNumLoadSlots> in_flight{};
     std::uint32_t in_flight_total = 0;
     std::int8_t waiting_slot = kNotWaiting;  // a slot, kWaitingAll (program end) or kNotWaiting
+    std::uint64_t accesses = 0;  // memory accesses started so far (AccessInstance::ordinal)
+    std::uint64_t address = 0;   // of the access in progress
   };
   static constexpr std::int8_t kNotWaiting = -1;
   static constexpr std::int8_t kWaitingAll = -2;
@@ -69,9 +76,18 @@ class TraceKernel : public models::compute::WorkgroupBody {
   // What a workgroup waiting on `slot` (or on every slot: kWaitingAll) is charged to now.
   static WorkgroupState waiting_state(const Live& state, std::int8_t slot);
   void advance(std::uint32_t handle);
+  // The memory access of the operation in progress (a load, store or ranged atomic add).
+  models::machine::MemoryAccess memory_access(std::uint32_t handle) const;
+  // Starts the blocking access in progress; the workgroup goes on when it completes.
+  void start_blocking_access(std::uint32_t handle);
+  // The access in progress as the dataflow oracle knows it (the one started last).
+  AccessInstance access_instance(std::uint32_t handle) const;
   // The program has ended and no load is in flight: the workgroup retires.
   void retire(std::uint32_t handle);
   void on_done(const sim::Payload& payload);
+  void on_write_done(const sim::Payload& payload);      // a store or ranged atomic add
+  void on_producers_done(const sim::Payload& payload);  // the oracle: a blocking load may go
+  void on_store_visible(const sim::Payload& payload);   // the oracle: payload workgroup id, access ordinal
   void on_async_load_done(const sim::Payload& payload);  // payload: handle, slot
   void on_flushed(const sim::Payload& payload);
   void on_wait_satisfied(const sim::Payload& payload);

@@ -75,6 +75,9 @@ std::uint32_t required_version(const Trace& t) {
   for (const Program& p : t.programs) {
     for (const Instr& in : p.instrs) version = std::max(version, version_of(in.kind));
   }
+  for (const Kernel& k : t.kernels) {
+    if (k.collective) version = std::max(version, kCollectiveKernelVersion);
+  }
   return version;
 }
 
@@ -145,6 +148,10 @@ std::optional<std::string> validate(const Trace& t) {
     if (kn.rank >= t.ranks) return fmt::format("kernel '{}': rank {} of {}", kn.name, kn.rank, t.ranks);
     if (kn.program >= t.programs.size()) return fmt::format("kernel '{}': no such program", kn.name);
     if (kn.grid == 0) return fmt::format("kernel '{}': grid must be at least 1", kn.name);
+    if (kn.collective && t.version < kCollectiveKernelVersion) {
+      return fmt::format("kernel '{}': collective needs format version {} (the trace is version {})", kn.name,
+                         kCollectiveKernelVersion, t.version);
+    }
     if (kn.args.size() > static_cast<std::size_t>(kNumRegs)) return fmt::format("kernel '{}': more than {} arguments", kn.name, kNumRegs);
     for (const Expr& e : kn.args) {
       for (int i = 0; i < e.num_terms; ++i) {

@@ -39,7 +39,7 @@ namespace tessera::workloads::trace {
 // version is a newer one without those ops, so all are read, and a trace keeps its version when
 // written (required_version gives the lowest version that holds a trace: TraceBuilder uses it,
 // so generated traces without the new ops stay readable by an older Tessera).
-inline constexpr std::uint32_t kTraceVersion = 3;
+inline constexpr std::uint32_t kTraceVersion = 4;
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
 // Slots of a workgroup's outstanding non-blocking loads (load_async, wait_load): 0..kNumLoadSlots-1.
 inline constexpr int kNumLoadSlots = 8;
@@ -115,7 +115,12 @@ struct Kernel {
   // CUs per die the kernel may use: [first, first + count) on every die; count 0: all.
   std::uint32_t cu_first = 0;
   std::uint32_t cu_count = 0;
+  // A collective (all-gather, reduce-scatter, all-reduce...): its remote traffic and its arithmetic
+  // (the reduction's adds) are data movement, classified alike whatever it computes (docs/taxes.md).
+  // A kernel whose program has no compute op is one whether marked or not. Format version 4.
+  bool collective = false;
 };
+inline constexpr std::uint32_t kCollectiveKernelVersion = 4;
 
 enum class HostOp : std::uint8_t {
   kLaunch,       // enqueue kernel `kernel` on its stream (does not wait)

@@ -246,6 +246,7 @@ void write_trace_binary(std::ostream& out, const Trace& t) {
     w.u32(k.program);
     w.u32(k.cu_first);
     w.u32(k.cu_count);
+    if (t.version >= kCollectiveKernelVersion) w.u8(k.collective ? 1 : 0);
     if (k.args.size() > 0xff) throw std::length_error("a kernel with more than 255 arguments");
     w.u8(static_cast<std::uint8_t>(k.args.size()));
     for (const Expr& e : k.args) w.expr(e);
@@ -322,6 +323,12 @@ Trace read_trace_binary(std::istream& in, const std::string& file_name) {
     k.program = r.u32("program");
     k.cu_first = r.u32("cu_first");
     k.cu_count = r.u32("cu_count");
+    if (t.version >= kCollectiveKernelVersion) {
+      const std::size_t flag_at = r.offset();
+      const std::uint8_t collective = r.u8("collective");
+      if (collective > 1) r.fail_field(flag_at, "collective", fmt::format("{} (0 or 1)", collective));
+      k.collective = collective == 1;
+    }
     const std::size_t args_at = r.offset();
     const std::uint8_t args = r.u8("argument count");
     if (static_cast<std::size_t>(args) * kMinExprBytes > r.left()) {

@@ -535,7 +535,7 @@ class TextReader {
   }
 
   void read_kernel(const json& j) {
-    static const std::vector<std::string> kKeys = {"kernel", "rank", "stream", "grid", "program", "args", "cu_first", "cu_count"};
+    static const std::vector<std::string> kKeys = {"kernel", "rank", "stream", "grid", "program", "args", "cu_first", "cu_count", "collective"};
     constexpr std::string_view kWhat = "a kernel record";
     constexpr std::uint64_t kU32 = std::numeric_limits<std::uint32_t>::max();
     const Fields f(*this, j, "");
@@ -566,6 +566,10 @@ class TextReader {
     }
     k.cu_first = static_cast<std::uint32_t>(f.unsigned_int_or("cu_first", 0, kU32));
     k.cu_count = static_cast<std::uint32_t>(f.unsigned_int_or("cu_count", 0, kU32));
+    if (const json* collective = f.find("collective")) {
+      if (!collective->is_boolean()) fail("collective", "expected true or false, got " + shown(*collective));
+      k.collective = collective->get<bool>();
+    }
     kernels_by_name_[k.name].push_back(static_cast<std::uint32_t>(trace_.kernels.size()));
     kernel_lines_.push_back(line_);
     launched_.push_back(false);
@@ -795,6 +799,7 @@ void write_trace_text(std::ostream& out, const Trace& t) {
     }
     if (k.cu_first != 0) o["cu_first"] = k.cu_first;
     if (k.cu_count != 0) o["cu_count"] = k.cu_count;
+    if (k.collective) o["collective"] = true;
     out << o.dump() << "\n";
   }
   write_host(out, t);

@@ -62,7 +62,13 @@ std::size_t CalibrationResult::used_results() const {
   return files.size();
 }
 
-CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string& system, const RefineOptions& options) {
+std::size_t calibration_steps() { return fit_units().size() + 1; }
+
+CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string& system, const RefineOptions& options,
+                            const std::function<void(std::string_view step)>& step_begun) {
+  const auto begin_step = [&](std::string_view name) {
+    if (step_begun) step_begun(name);
+  };
   CalibrationResult r;
   r.system_argument = system;
   r.base = models::load_system_spec(system);
@@ -71,6 +77,7 @@ CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string&
   prepare_points(set, system, r);
   models::SystemSpec current = r.base;
   for (const FitUnit& unit : fit_units()) {
+    begin_step(unit.name);
     FitOutcome outcome = unit.fit(FitInputs{current, r.points, options});
     for (const FittedValue& v : outcome.values) v.key->set(current, v.value);
     for (const FittedKernelEfficiency& k : outcome.kernel_efficiency) {
@@ -83,6 +90,7 @@ CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string&
   r.calibrated = current;
   // Each fit's residual again, with every fitted value: a later fit may move a key that an
   // earlier fit's points depend on, and the file holds them all.
+  begin_step("residuals");
   for (FitOutcome& f : r.fits) {
     if (f.simulated_points.empty()) continue;
     std::vector<const CalibrationPoint*> points;

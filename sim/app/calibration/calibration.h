@@ -3,7 +3,10 @@
 // points for one system, every fit unit run in order on the system with the earlier fits
 // applied, and what was left unused and why. Pattern results are never read here: they are the
 // validation data, and calibration and validation stay disjoint.
+#include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/system/system_spec.h"
@@ -32,9 +35,14 @@ struct CalibrationResult {
   std::size_t used_results() const;
 };
 
+// The steps of a calibration, for a progress line: every fit unit in order (named as it), then
+// Tessera's residual of every fit with all the fitted values ("residuals").
+std::size_t calibration_steps();
+
 // Throws config::ConfigError for a bad --system or a bad tessera.workload of a result (exit 2),
 // MeasuredDataError for a result that lacks what its fit needs, std::runtime_error when
-// Tessera cannot run a point (exit 1).
-CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string& system, const RefineOptions& options);
+// Tessera cannot run a point (exit 1). `step_begun(name)` is called as each step begins.
+CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string& system, const RefineOptions& options,
+                            const std::function<void(std::string_view step)>& step_begun = {});
 
 }  // namespace tessera::app::calibration

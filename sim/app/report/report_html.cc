@@ -11,42 +11,22 @@
 #include <fmt/format.h>
 
 #include "sim/app/report/category_style.h"
+#include "sim/app/report/charts/category_legend.h"
+#include "sim/app/report/charts/stacked_bar_chart.h"
+#include "sim/app/report/charts/step_chart.h"
 #include "sim/app/report/html_escape.h"
 #include "sim/app/report/link_utilisation.h"
 #include "sim/app/report/report_format.h"
+#include "sim/app/report/report_style.h"
 #include "sim/app/report/series_colours.h"
-#include "sim/app/report/stacked_bar_chart.h"
-#include "sim/app/report/step_chart.h"
+#include "sim/app/time_unit.h"
 
 namespace tessera::app::report {
 namespace {
 
-// System fonts only: the page must render offline.
-constexpr std::string_view kStyle = R"(
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:#222;max-width:1060px;margin:24px auto;padding:0 16px;line-height:1.4}
-h1{font-size:1.6em;margin:0 0 4px}
-h2{font-size:1.25em;border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:2em}
-h3{font-size:1.05em;margin:1.2em 0 4px}
-table{border-collapse:collapse;margin:8px 0;font-size:.88em}
-th,td{border:1px solid #ddd;padding:3px 8px;text-align:right;vertical-align:top}
-th{background:#f4f4f4;font-weight:600}
-.share{display:block;color:#666;font-size:.85em}
-.text{text-align:left}
-td.text{white-space:nowrap}
-caption{text-align:left}
-.note{color:#666;font-size:.9em}
-ul.legend{display:flex;flex-wrap:wrap;gap:6px 16px;list-style:none;padding:0;margin:8px 0;font-size:.9em}
-.swatch{display:inline-block;width:12px;height:12px;margin-right:5px;vertical-align:-1px;border:1px solid rgba(0,0,0,.25)}
-svg.chart{width:100%;height:auto;display:block;margin:4px 0 12px}
-svg text{font-size:12px;fill:#222}
-svg text.axis{font-size:11px;fill:#666}
-table.heat td{min-width:3.5em}
-td.na{color:#999;background:#f4f4f4}
-pre.config{background:#f7f7f7;border:1px solid #ddd;padding:8px;overflow-x:auto;font-size:.85em}
-)";
-
-
 using Out = std::back_insert_iterator<std::string>;
+using charts::StackedBar;
+using charts::StepLine;
 using workloads::replay::CategoryTimes;
 
 std::string text_or_dash(const std::optional<std::string>& s) { return s ? html_escape(*s) : "&ndash;"; }
@@ -121,21 +101,15 @@ void write_runs(std::string& out, const std::vector<LabeledRun>& runs) {
   out += "</section>\n";
 }
 
-void write_legend(std::string& out) {
-  auto o = std::back_inserter(out);
-  out += "<ul class=\"legend\">\n";
-  for (TimeCategory c : kAllCategories) {
-    fmt::format_to(o, "<li><span class=\"swatch\" style=\"background:{}\"></span>{}{}</li>\n", category_style(c).css_colour,
-                   workloads::replay::to_string(c), workloads::replay::is_tax(c) ? " (tax)" : "");
-  }
-  out += "</ul>\n";
-}
-
-// A table of the parts of each row's span: us, and the share of the span.
+// A table of the parts of each row's span, every time in one unit chosen for the longest span,
+// and the share of the span below each.
 void write_parts_table(std::string& out, std::string_view first_header, const std::vector<StackedBar>& bars) {
   auto o = std::back_inserter(out);
-  fmt::format_to(o, "<table>\n<caption class=\"note\">us; below each value its share of the span</caption>\n"
-                 "<tr><th class=\"text\">{}</th><th>span</th>", first_header);
+  double max_ns = 0.0;
+  for (const StackedBar& bar : bars) max_ns = std::max(max_ns, bar.span_ns);
+  const TimeUnit unit = pick_time_unit(max_ns);
+  fmt::format_to(o, "<table>\n<caption class=\"note\">times in {}; below each value its share of the span</caption>\n"
+                 "<tr><th class=\"text\">{}</th><th>span ({})</th>", unit_symbol(unit), first_header, unit_symbol(unit));
   for (TimeCategory c : kAllCategories) {
     std::string name(workloads::replay::to_string(c));
     std::replace(name.begin(), name.end(), '_', ' ');  // lets long names wrap
@@ -143,8 +117,8 @@ void write_parts_table(std::string& out, std::string_view first_header, const st
   }
   out += "<th>all taxes</th></tr>\n";
   for (const StackedBar& bar : bars) {
-    fmt::format_to(o, "<tr><td class=\"text\">{}</td><td title=\"{:.3f} ns\">{:.3f}</td>", html_escape(bar.label), bar.span_ns,
-                   bar.span_ns / 1e3);
+    fmt::format_to(o, "<tr><td class=\"text\">{}</td><td title=\"{:.3f} ns\">{}</td>", html_escape(bar.label), bar.span_ns,
+                   format_time(bar.span_ns, unit));
     double taxes_ns = 0.0;
     bool any = false;
     for (std::size_t i = 0; i < kAllCategories.size(); ++i) {
@@ -156,13 +130,12 @@ void write_parts_table(std::string& out, std::string_view first_header, const st
       any = true;
       if (workloads::replay::is_tax(kAllCategories[i])) taxes_ns += *ns;
       const double share = bar.span_ns > 0 ? *ns / bar.span_ns : 0.0;
-      fmt::format_to(o, "<td title=\"{:.3f} ns\">{:.3f}<span class=\"share\">{}</span></td>", *ns, *ns / 1e3,
+      fmt::format_to(o, "<td title=\"{:.3f} ns\">{}<span class=\"share\">{}</span></td>", *ns, format_time(*ns, unit),
                      format_percent(share));
     }
     if (any) {
-      fmt::format_to(o, "<td title=\"{:.3f} ns\">{:.3f}<span class=\"share\">{}</span></td></tr>\n", taxes_ns,
-                     taxes_ns / 1e3,
-                     format_percent(bar.span_ns > 0 ? taxes_ns / bar.span_ns : 0.0));
+      fmt::format_to(o, "<td title=\"{:.3f} ns\">{}<span class=\"share\">{}</span></td></tr>\n", taxes_ns,
+                     format_time(taxes_ns, unit), format_percent(bar.span_ns > 0 ? taxes_ns / bar.span_ns : 0.0));
     } else {
       out += "<td class=\"na\">&ndash;</td></tr>\n";
     }
@@ -174,32 +147,36 @@ void write_time(std::string& out, const std::vector<LabeledRun>& runs) {
   out += "<section id=\"time\">\n<h2>Where the time goes</h2>\n";
   out += "<p class=\"note\">One bar per run; its length is the makespan, its segments the useful work and the three "
          "multi-GPU taxes (hover for values).</p>\n";
-  write_legend(out);
+  out += charts::category_legend();
   std::vector<StackedBar> bars;
-  double scale_ns = 0.0;
   for (const LabeledRun& run : runs) {
-    const double makespan = run.result.makespan_ns();
-    scale_ns = std::max(scale_ns, makespan);
-    bars.push_back(bar_of(run.label, run.label, std::nullopt, critical_times(run.result), makespan));
+    bars.push_back(bar_of(run.label, run.label, std::nullopt, critical_times(run.result), run.result.makespan_ns()));
   }
-  out += stacked_bar_chart(bars, scale_ns, "time per run by category");
+  out += charts::stacked_bar_chart(bars, charts::bar_scale(bars), "time per run by category");
   write_parts_table(out, "run", bars);
   out += "</section>\n";
 
   out += "<section id=\"gpus\">\n<h2>Per GPU</h2>\n";
   bool any = false;
+  for (const LabeledRun& run : runs) any = any || (run.result.result.breakdown && !run.result.result.breakdown->gpu_times.empty());
+  if (any) {
+    out += "<p class=\"note\">One bar per GPU of each run, labelled GPU 0, GPU 1, ...: each covers the run's whole "
+           "makespan and splits it into the seven parts below (a GPU that finishes early is idle, or waits at a "
+           "barrier, until the end). The run's own bar above is its critical GPU's.</p>\n";
+    out += charts::category_legend();
+  }
   for (const LabeledRun& run : runs) {
     if (!run.result.result.breakdown || run.result.result.breakdown->gpu_times.empty()) continue;
-    any = true;
     std::vector<StackedBar> gpu_bars;
-    const double gpu_scale_ns = run.result.makespan_ns();
+    const double makespan_ns = run.result.makespan_ns();
     const std::vector<CategoryTimes>& per_gpu = run.result.result.breakdown->gpu_times;
     for (std::uint32_t r = 0; r < per_gpu.size(); ++r) {
       // Each GPU's breakdown covers [0, makespan].
-      gpu_bars.push_back(bar_of(fmt::format("GPU {}", r), run.label, r, per_gpu[r], gpu_scale_ns));
+      gpu_bars.push_back(bar_of(fmt::format("GPU {}", r), run.label, r, per_gpu[r], makespan_ns));
     }
-    fmt::format_to(std::back_inserter(out), "<h3>{}</h3>\n", html_escape(run.label));
-    out += stacked_bar_chart(gpu_bars, gpu_scale_ns, run.label + ": time per GPU by category");
+    fmt::format_to(std::back_inserter(out), "<h3>{}: {} GPU{}</h3>\n", html_escape(run.label), per_gpu.size(),
+                   per_gpu.size() == 1 ? "" : "s");
+    out += charts::stacked_bar_chart(gpu_bars, charts::bar_scale(gpu_bars), run.label + ": time per GPU by category");
     write_parts_table(out, "GPU", gpu_bars);
   }
   if (!any) out += "<p class=\"note\">No per-GPU attribution in these runs.</p>\n";
@@ -315,7 +292,7 @@ void write_utilisation(std::string& out, const std::vector<LabeledRun>& runs) {
   out += "</ul>\n";
   for (const auto& [cls, lines] : lines_by_class) {
     fmt::format_to(o, "<h3>{}</h3>\n", html_escape(cls));
-    out += step_chart(lines, cls, x_max_ns);
+    out += charts::step_chart(lines, cls, x_max_ns);
   }
   out += "</section>\n";
 }
@@ -342,7 +319,7 @@ std::string report_html(const std::vector<LabeledRun>& runs) {
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   write_title(o, runs);
-  fmt::format_to(o, "<style>{}</style>\n</head>\n<body>\n<h1>Tessera report</h1>\n", kStyle);
+  fmt::format_to(o, "<style>{}</style>\n</head>\n<body>\n<h1>Tessera report</h1>\n", kReportStyle);
   fmt::format_to(o, "<p class=\"note\">{} run{}. Times are simulated; bars compare on one scale.</p>\n", runs.size(),
                  runs.size() == 1 ? "" : "s");
   write_runs(out, runs);

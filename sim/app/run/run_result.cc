@@ -179,6 +179,34 @@ workloads::Measurement measurement_from_json(const json& j) {
   return m;
 }
 
+// nccl-tests' figures of a collective, as one object: its keys (`op` among them) stay apart from
+// a microbenchmark's top-level ones.
+json collective_to_json(const workloads::CollectiveFigures& c) {
+  return {{"op", c.op},
+          {"dtype", c.dtype},
+          {"size_bytes", c.size_bytes},
+          {"count", c.count},
+          {"ranks", c.ranks},
+          {"iterations", c.iterations},
+          {"time_us", c.time_us},
+          {"algbw_GBps", c.algbw_GBps},
+          {"busbw_GBps", c.busbw_GBps}};
+}
+
+workloads::CollectiveFigures collective_from_json(const json& j) {
+  workloads::CollectiveFigures c;
+  c.op = j.at("op").get<std::string>();
+  c.dtype = j.at("dtype").get<std::string>();
+  c.size_bytes = j.at("size_bytes").get<std::uint64_t>();
+  c.count = j.at("count").get<std::uint64_t>();
+  c.ranks = j.at("ranks").get<std::uint32_t>();
+  c.iterations = j.at("iterations").get<std::uint32_t>();
+  c.time_us = j.at("time_us").get<double>();
+  c.algbw_GBps = j.at("algbw_GBps").get<double>();
+  c.busbw_GBps = j.at("busbw_GBps").get<double>();
+  return c;
+}
+
 json stopped_by_json(const workloads::WorkloadResult& r) {
   return r.complete ? json() : json(sim::to_string(r.stop_reason));
 }
@@ -229,6 +257,7 @@ json to_json(const RunResult& r) {
   if (w.breakdown) breakdown_to_json(*w.breakdown, w.makespan_ps, j);
   if (w.traffic) traffic_to_json(*w.traffic, j);
   if (w.measurement) measurement_to_json(*w.measurement, j);
+  if (w.collective) j["collective"] = collective_to_json(*w.collective);
   if (w.final_time_ps) j["final_time_ps"] = *w.final_time_ps;
   j["zero_latency_keys"] = r.zero_latency_keys;
   j["wall_events_per_s"] = r.wall_events_per_s();
@@ -262,6 +291,7 @@ RunResult run_result_from_json(const json& j) {
   if (j.contains("op") || j.contains("timed_ns") || j.contains("bandwidth_GBps") || j.contains("latency_ns")) {
     w.measurement = measurement_from_json(j);
   }
+  if (const auto it = j.find("collective"); it != j.end() && it->is_object()) w.collective = collective_from_json(*it);
   if (j.contains("final_time_ps")) w.final_time_ps = j["final_time_ps"].get<sim::Tick>();
   if (const auto it = j.find("ablations"); it != j.end() && it->is_object()) {
     for (const auto& [name, a] : it->items()) {

@@ -3,8 +3,8 @@
 // workload produced (workloads/workload_result.h), and the ablated re-runs `run --ablate` adds.
 // Every command, report and sweep reads this type; JSON exists only at the edge, through the
 // one to_json / run_result_from_json pair below (summary.json, `run --json`, a sweep's points/
-// files and the records its MPI ranks exchange). docs/taxes.md "Outputs" and docs/config-reference.md
-// ("kind: microbench") list the fields.
+// files and the records its MPI ranks exchange). docs/taxes.md "Outputs", docs/config-reference.md
+// ("kind: microbench") and docs/workloads.md ("kind: collective") list the fields.
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -22,7 +22,8 @@ struct RunOptions {
   std::optional<std::uint64_t> max_events;  // stop after this many events (result marked incomplete)
   // Set by flags and the sweep, not by configs (so they stay out of describe and a sweep
   // point's config hash: a wall-clock limit says nothing about the system or the workload).
-  bool ideal_locality = false;  // `run --ablate locality` (ReplayOptions)
+  bool ideal_locality = false;   // `run --ablate locality` (ReplayOptions)
+  bool dataflow_oracle = false;  // `run --ablate sync` (ReplayOptions)
   std::optional<std::chrono::nanoseconds> max_wall;  // `--max-wall`: stop after this much wall time (incomplete)
   const std::atomic<bool>* stop_requested = nullptr;  // a sweep's interrupt flag (sim/app/interrupt.h)
 };

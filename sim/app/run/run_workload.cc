@@ -34,7 +34,8 @@ RunOutcome run_workload(const RunSpec& spec, workloads::replay::ActivityDetail a
   const workloads::RunContext context{.limits = limits_of(spec.options),
                                       .seed = spec.options.seed,
                                       .activity = activity,
-                                      .ideal_locality = spec.options.ideal_locality};
+                                      .ideal_locality = spec.options.ideal_locality,
+                                      .dataflow_oracle = spec.options.dataflow_oracle};
   workloads::WorkloadOutcome outcome = spec.workload.run(spec.system, context);
   r.result = std::move(outcome.result);
   out.activity = std::move(outcome.activity);

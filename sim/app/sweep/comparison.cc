@@ -1,9 +1,13 @@
 #include "sim/app/sweep/comparison.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "sim/app/sweep/summary_metrics.h"
 #include "sim/app/text_table.h"
+#include "sim/app/time_unit.h"
 
 namespace tessera::app::sweep {
 namespace {
@@ -45,11 +49,19 @@ std::vector<ComparisonRow> compare_runs(const run::RunResult& a, const run::RunR
 }
 
 std::string comparison_table(const std::vector<ComparisonRow>& rows) {
-  TextTable t({"quantity", "A (ns)", "B (ns)", "B - A (ns)", "change (%)", "B / A"});
+  // One unit for every time of the table, from the largest magnitude in it.
+  double max_ns = 0;
+  for (const ComparisonRow& r : rows) {
+    for (const std::optional<double>& v : {r.a_ns, r.b_ns, r.delta_ns()}) max_ns = std::max(max_ns, v ? std::fabs(*v) : 0.0);
+  }
+  const TimeUnit unit = pick_time_unit(max_ns);
+  const auto time = [unit](const std::optional<double>& ns) { return ns ? format_time(*ns, unit) : std::string("-"); };
+  TextTable t({"quantity", with_unit("A", unit), with_unit("B", unit), with_unit("B - A", unit), "change (%)", "B / A"});
   for (const ComparisonRow& r : rows) {
     std::string name = r.quantity.substr(0, r.quantity.size() - 3);  // the unit is in the headers
     if (r.is_tax) name += " (tax)";
-    t.add_row({name, cell(r.a_ns, "{:.3f}", "-"), cell(r.b_ns, "{:.3f}", "-"), cell(r.delta_ns(), "{:+.3f}", "-"),
+    const std::optional<double> delta = r.delta_ns();
+    t.add_row({name, time(r.a_ns), time(r.b_ns), delta ? format_time_change(*delta, unit) : "-",
                cell(r.delta_pct(), "{:+.2f}", "-"), cell(r.ratio(), "{:.3f}", "-")});
   }
   return t.render();

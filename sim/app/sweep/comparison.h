@@ -26,7 +26,7 @@ struct ComparisonRow {
 // The makespan, then each part that either run has, in the order of results.csv.
 std::vector<ComparisonRow> compare_runs(const run::RunResult& a, const run::RunResult& b);
 
-// The aligned terminal table (units in the headers).
+// The aligned terminal table: every time in one unit chosen for the largest, named in the headers.
 std::string comparison_table(const std::vector<ComparisonRow>& rows);
 // compare.csv: quantity,a_ns,b_ns,delta_ns,delta_pct,ratio (empty cells where a value is missing).
 std::string comparison_csv(const std::vector<ComparisonRow>& rows);

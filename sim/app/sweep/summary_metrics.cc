@@ -18,6 +18,11 @@ SummaryMetrics metrics_of(const run::RunResult& result) {
     m.mall_hit_rate = w.traffic->mall_hit_rate;
   }
   m.events = w.events;
+  if (w.collective) {
+    m.time_us = w.collective->time_us;
+    m.algbw_GBps = w.collective->algbw_GBps;
+    m.busbw_GBps = w.collective->busbw_GBps;
+  }
   return m;
 }
 

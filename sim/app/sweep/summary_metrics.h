@@ -1,7 +1,7 @@
 #pragma once
 // The numbers of a run that sweeps and comparisons tabulate: the makespan, its seven
 // parts (the work kinds and the three taxes, in workloads/replay/activity_log.h's order), the
-// cache hit rates and the event count. Each is optional: microbenchmark and PHOLD runs carry no
+// cache hit rates, the event count, and a collective's time per iteration, algbw and busbw. Each is optional: microbenchmark and PHOLD runs carry no
 // taxes, a run without cache accesses has no hit rate, and a failed point has nothing.
 #include <array>
 #include <cstdint>
@@ -23,6 +23,10 @@ struct SummaryMetrics {
   std::optional<double> l2_hit_rate;
   std::optional<double> mall_hit_rate;
   std::optional<std::uint64_t> events;
+  // A collective's nccl-tests figures (workloads::CollectiveFigures); other kinds have none.
+  std::optional<double> time_us;
+  std::optional<double> algbw_GBps;
+  std::optional<double> busbw_GBps;
 };
 
 SummaryMetrics metrics_of(const run::RunResult& result);

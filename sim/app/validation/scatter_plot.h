@@ -1,7 +1,9 @@
 #pragma once
 // The predicted-against-measured plot of report.html: an inline SVG, log-log, both axes over the
 // same decades, with the line of perfect prediction and the +-10% and +-25% bands, one colour per
-// series (the case), and a tooltip per point. Every point is a
+// series (the case), and a tooltip per point. The axes are the report charts' log scale and axes
+// (sim/app/report/charts/): a tick, a label ("100 ns", "1 us") and a grid line per decade, in a
+// <g class="axis" data-scale="log">. Every point is a
 // <circle class="point" data-series=... data-measured-ns=... data-predicted-ns=...>.
 #include <string>
 #include <vector>

@@ -62,7 +62,7 @@ PreparedCases prepare_cases(const measured::MeasuredSet& set, const std::string&
   return prepared;
 }
 
-void predict_cases(PreparedCases& prepared, unsigned jobs) {
+void predict_cases(PreparedCases& prepared, unsigned jobs, const std::function<void(bool failed)>& case_done) {
   sweep::run_parallel(prepared.cases.size(), jobs, [&](std::size_t i) {
     const sweep::PointResult r = sweep::run_point(i, prepared.runs[i]);
     ValidationCase& v = prepared.cases[i];  // each task owns its own case
@@ -73,6 +73,7 @@ void predict_cases(PreparedCases& prepared, unsigned jobs) {
     } else {
       v.predicted_ns = r.result->makespan_ns();
     }
+    if (case_done) case_done(!v.predicted_ns);
   });
 }
 

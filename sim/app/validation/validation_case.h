@@ -6,6 +6,7 @@
 // times of the slowest rank, as the public benchmarks report it (caches flushed and ranks
 // barriered before every iteration); the prediction is Tessera's makespan_ns of one iteration.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,7 @@ std::string_view variant_key_of(std::string_view kind);
 PreparedCases prepare_cases(const measured::MeasuredSet& set, const std::string& system, std::uint32_t system_gpus);
 
 // Runs every case on up to `jobs` threads and fills in the predictions (or the errors).
-void predict_cases(PreparedCases& prepared, unsigned jobs);
+// `case_done(failed)` is called as each case finishes, from the thread that ran it.
+void predict_cases(PreparedCases& prepared, unsigned jobs, const std::function<void(bool failed)>& case_done = {});
 
 }  // namespace tessera::app::validation

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/sim/app/calibration/synthetic_patterns.h"
 #include "tests/sim/app/cli_process.h"
 
 using tessera::test::run_tessera;
@@ -90,15 +91,24 @@ TEST_CASE("--max-events stops the run and marks it incomplete") {
 }
 
 TEST_CASE("--ablate says when it changes nothing, and shows the table when it does") {
-  // mi300x-8's launch and atomic latencies are 0 ps (uncalibrated): those ablations change nothing.
+  // mi300x-8's launch latencies are 0 ps (uncalibrated): that ablation changes nothing, and the run
+  // shows what the launch costs measured on the H200 pair would add; the dataflow oracle (sync)
+  // always re-runs.
   const auto zero = run_tessera("run --set workload.m=64 --set workload.n=512 --set workload.k=1024 --ablate launch --ablate sync --json");
   REQUIRE(zero.exit_code == 0);
   const auto z = nlohmann::json::parse(zero.out);
   CHECK(z["ablations"]["launch"]["makespan_ns"] == z["makespan_ns"]);
-  const auto text = run_tessera("run --set workload.m=64 --set workload.n=512 --set workload.k=1024 --ablate launch");
+  CHECK(z["ablations"]["sync"]["makespan_ns"].get<double>() <= z["makespan_ns"].get<double>());
+  const auto text = run_tessera("run --set workload.m=64 --set workload.n=512 --set workload.k=1024 --set "
+                                "workload.variant=bsp --ablate launch --ablate sync");
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("Ablation 'launch' changes nothing here") != std::string::npos);
   CHECK(text.out.find("gpu.dispatch.kernel_launch_latency") != std::string::npos);
+  // Three kernels one after the other on each rank (all-gather, concat, GEMM): three launch latencies.
+  CHECK(text.out.find("With the costs measured on h200-2-calibrated (kernel launch latency 3.660 us") != std::string::npos);
+  CHECK(text.out.find("the makespan would move by +10.980 us") != std::string::npos);
+  CHECK(text.out.find("Ablation 'sync' (the dataflow oracle") != std::string::npos);
+  CHECK(text.out.find("Measured bulk-synchronous tax") != std::string::npos);
   // The calibrated H200 pair has launch costs: the run is repeated and the launch overhead goes.
   const auto h200 = run_tessera("run --set system=h200-2-calibrated --set workload.m=64 --set workload.n=512 "
                                 "--set workload.k=1024 --ablate launch");
@@ -114,7 +124,8 @@ TEST_CASE("--out writes summary.json, taxes.csv, timeline.json, stats.json and r
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("simulated time") != std::string::npos);
   CHECK(r.out.find(" ns") != std::string::npos);
-  CHECK(r.out.find("time (us)") != std::string::npos);
+  CHECK((r.out.find("time (ns)") != std::string::npos || r.out.find("time (us)") != std::string::npos ||
+         r.out.find("time (ms)") != std::string::npos));  // one unit per table, chosen by magnitude
   const auto j = nlohmann::json::parse(tessera::test::read_all(dir / "summary.json"));
   CHECK(j["workload"] == "ag_gemm");
   CHECK(j.contains("taxes_ns"));
@@ -264,4 +275,33 @@ TEST_CASE("tessera bench phold prints the JSON the issue asks for") {
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("expected a time") != std::string::npos);
   CHECK(run_tessera("bench phold --remote 2").exit_code == 2);
+}
+
+TEST_CASE("--quiet is accepted by run, validate, calibrate and sweep, and no progress line reaches a stderr that is no terminal") {
+  for (const char* cmd : {"run --help", "validate --help", "calibrate --help", "sweep --help"}) {
+    CHECK_MESSAGE(run_tessera(cmd).out.find("no progress") != std::string::npos, cmd);
+  }
+  const auto quiet = run_tessera("run --quiet --json --set workload.m=64 --set workload.n=512 --set workload.k=1024");
+  REQUIRE(quiet.exit_code == 0);
+  CHECK(nlohmann::json::parse(quiet.out)["complete"] == true);
+  CHECK(quiet.err.empty());
+  // The embedded default takes a few seconds, so its line would be due without --quiet: stderr
+  // is a file here, so it is never drawn.
+  const auto longer = run_tessera("run");
+  REQUIRE(longer.exit_code == 0);
+  CHECK(longer.out.find("=== push ===") != std::string::npos);
+  CHECK(longer.err.find('\r') == std::string::npos);
+  CHECK(longer.err.find("elapsed") == std::string::npos);
+
+  const auto dir = tessera::test::synthetic_folder("validate-quiet");
+  tessera::test::write_synthetic_patterns(dir);
+  const auto validated = run_tessera(fmt::format("validate --measured '{}' --system h200-2 --quiet", dir.string()));
+  CHECK(validated.exit_code == 0);
+  CHECK(validated.out.find("MAPE: ") != std::string::npos);
+  CHECK(validated.err.find('\r') == std::string::npos);
+  CHECK(validated.err.find("cases,") == std::string::npos);
+  const auto shown = run_tessera(fmt::format("validate --measured '{}' --system h200-2", dir.string()));
+  CHECK(shown.exit_code == 0);
+  CHECK(shown.out == validated.out);  // stdout is the same with or without the line
+  CHECK(shown.err.find('\r') == std::string::npos);
 }

@@ -55,6 +55,21 @@ TEST_CASE("a microbenchmark's and PHOLD's results read back from their JSON") {
   check_round_trip(ph);
 }
 
+TEST_CASE("a collective's nccl-tests figures read back from their JSON, exactly, apart from a microbenchmark's") {
+  const RunResult r = run_with({"system=mi300x-8", "workload={kind: collective, op: all_reduce, size: 1 MiB}"});
+  REQUIRE(r.result.collective.has_value());
+  CHECK(r.result.breakdown.has_value());  // replayed as every trace kind
+  CHECK_FALSE(r.result.measurement.has_value());
+  check_round_trip(r);
+  const RunResult back = run_result_from_json(to_json(r));
+  REQUIRE(back.result.collective.has_value());
+  CHECK(*back.result.collective == *r.result.collective);  // every field, the doubles bit for bit
+  CHECK_FALSE(back.result.measurement.has_value());         // its `op` is inside `collective`
+  CHECK(to_json(r).at("collective").at("op") == "all_reduce");
+  // Kinds without it write no `collective` key.
+  CHECK_FALSE(to_json(run_with({"system=mi300x-1", "workload={kind: phold, lps: 4, end_time: 1 ns}"})).contains("collective"));
+}
+
 TEST_CASE("a stopped run keeps why it stopped through its JSON, a document of another shape is refused") {
   RunResult r = run_with({"system=mi300x-1", "workload={kind: phold, lps: 16, end_time: 1 us}", "max_events=10"});
   CHECK_FALSE(r.result.complete);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/sim/app/cli_process.h"
@@ -27,6 +28,21 @@ std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
+}
+
+// The unit a table's header gives a time column ("makespan (us)" -> "us"); empty when the
+// column is missing or names no time unit.
+std::string header_unit(const std::string& text, const std::string& column) {
+  for (const char* unit : {"ns", "us", "ms", "s"}) {
+    if (text.find(column + " (" + unit + ")") != std::string::npos) return unit;
+  }
+  return "";
+}
+
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
+  return n;
 }
 
 std::size_t count_files(const fs::path& dir) {
@@ -64,7 +80,11 @@ TEST_CASE("sweep: results.csv, points/ and report.html, byte-identical for --job
   CHECK(html.find("<svg") != std::string::npos);
   CHECK(html.find("variant=push m=128 link_bandwidth=32 GB/s") != std::string::npos);
   // The terminal table, and nothing but results and the closing line.
-  CHECK(a.out.find("makespan (ns)") != std::string::npos);
+  // Every time of the table in one unit, named in the headers.
+  const std::string unit = header_unit(a.out, "makespan");
+  CHECK(!unit.empty());
+  CHECK(header_unit(a.out, "bulk_synchronous") == unit);
+  CHECK(header_unit(a.out, "launch_overhead") == unit);
   CHECK(a.err.find("6 points (6 run, 0 resumed, 0 failed)") != std::string::npos);
   CHECK(a.err.find('\r') == std::string::npos);  // no progress bar when stderr is not a terminal
   // Only the outputs are left behind (no temporaries).
@@ -217,10 +237,15 @@ TEST_CASE("compare: the makespan and each part from A to B, as a table, JSON and
   CHECK(r.out.find("B: " + b.string() + " (ag_gemm on mi300x-8, variant push)") != std::string::npos);
   // What the two configs differ in: the variant alone.
   CHECK(r.out.find("A and B differ in 1 key:\n  workload.variant: bsp -> push\n") != std::string::npos);
-  for (const char* column : {"quantity", "A (ns)", "B (ns)", "B - A (ns)", "change (%)", "B / A", "makespan",
-                             "bulk_synchronous (tax)", "inter_kernel_locality (tax)", "launch_overhead (tax)", "compute"}) {
+  for (const char* column : {"quantity", "change (%)", "B / A", "makespan", "bulk_synchronous (tax)",
+                             "inter_kernel_locality (tax)", "launch_overhead (tax)", "compute"}) {
     CHECK_MESSAGE(r.out.find(column) != std::string::npos, column);
   }
+  // The times of A, B and B - A in one unit, named in the headers.
+  const std::string unit = header_unit(r.out, "A");
+  CHECK(!unit.empty());
+  CHECK(header_unit(r.out, "B") == unit);
+  CHECK(header_unit(r.out, "B - A") == unit);
   const auto j = nlohmann::json::parse(read_all(out / "compare.json"));
   CHECK(j["a"]["variant"] == "bsp");
   CHECK(j["b"]["variant"] == "push");
@@ -240,7 +265,15 @@ TEST_CASE("compare: the makespan and each part from A to B, as a table, JSON and
   REQUIRE(csv.size() == 9);
   CHECK(csv[0] == "quantity,a_ns,b_ns,delta_ns,delta_pct,ratio");
   CHECK(csv[1].starts_with("makespan_ns,"));
-  CHECK(count_files(out) == 2);
+  // compare.html: the differing key, a bar per side and quantity, the ratios.
+  const std::string html = read_all(out / "compare.html");
+  CHECK(html.starts_with("<!DOCTYPE html>"));
+  CHECK(html.find("<code>workload.variant</code></td><td class=\"text\">bsp</td><td class=\"text\">push</td>") !=
+        std::string::npos);
+  CHECK(count_of(html, "class=\"series-bar\"") == 2 * q.size());
+  CHECK(count_of(html, "B / A = ") + count_of(html, "B / A: n/a") + count_of(html, "both 0") == q.size());
+  CHECK(html.find(fmt::format("B / A = {:.3f}", q[0]["ratio"].get<double>())) != std::string::npos);
+  CHECK(count_files(out) == 3);
 
   // --json prints the same object; --set applies to both sides.
   const auto js = run_tessera("compare '" + a.string() + "' '" + b.string() + "' --json --set workload.m=128");

@@ -13,7 +13,6 @@
 #include "sim/app/sweep/point_config.h"
 #include "sim/app/sweep/point_range.h"
 #include "sim/app/sweep/point_store.h"
-#include "sim/app/sweep/progress_bar.h"
 #include "sim/app/sweep/results_csv.h"
 #include "sim/app/sweep/study.h"
 #include "sim/app/sweep/sweep_points.h"
@@ -288,12 +287,6 @@ TEST_CASE("compare: rows for what either run has, deltas only where both have it
   CHECK(table.find("A (ns)") != std::string::npos);
   CHECK(table.find("launch_overhead (tax)") != std::string::npos);
   CHECK(table.find("-20.00") != std::string::npos);
-}
-
-TEST_CASE("the progress bar's text") {
-  CHECK(ProgressBar::render(5, 10, 1, 65.2, "points") ==
-        "[###############               ] 5/10 points, 1 failed, 01:05 elapsed");
-  CHECK(ProgressBar::render(0, 0, 0, 0, "points").starts_with("[##############################] 0/0"));
 }
 
 }  // namespace

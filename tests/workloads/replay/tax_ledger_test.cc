@@ -223,3 +223,48 @@ TEST_CASE("each GPU's recorded breakdown over time tiles its span and adds up to
     for (std::size_t i = 1; i < stretches.size(); ++i) CHECK(stretches[i].category != stretches[i - 1].category);
   }
 }
+
+// A collective serialised after a GEMM, as the BSP variants run it: rank r loads 2 MiB from its
+// peer, then (the all-reduce) adds it to its own. Marked collective, its whole span is
+// bulk-synchronous whatever it adds; the same program unmarked is a kernel of its own that
+// computes and communicates, whose time is work.
+TEST_CASE("a serialised collective is bulk-synchronous whether or not it adds, when marked collective") {
+  const auto run = [](bool adds, bool collective) {
+    TraceBuilder t(2);
+    const auto in = t.buffer("in", 2 * kMiB);
+    ProgramBuilder gemm("gemm");
+    gemm.compute(2LL * 256 * 256 * 64 * 50);
+    ProgramBuilder reduce("all_reduce");
+    reduce.load(in, Expr(1) - rank(), 0, 2 * kMiB);
+    if (adds) reduce.compute(2LL * 256 * 256 * 64 * 10, tessera::models::compute::Dtype::kFp32);
+    const auto g = t.program(std::move(gemm));
+    const auto c = t.program(std::move(reduce));
+    for (std::uint32_t r = 0; r < 2; ++r) t.launch({"gemm", r, 0, 1, g, {}});
+    for (std::uint32_t r = 0; r < 2; ++r) {
+      Kernel k{"all_reduce", r, 0, 1, c, {}};
+      k.collective = collective;
+      t.launch(std::move(k));
+    }
+    return replay_trace(std::move(t).build(), mi300x(2, 0));
+  };
+  for (const bool adds : {false, true}) {
+    CAPTURE(adds);
+    const ReplayResult marked = run(adds, true);
+    check_exact_sums(marked);
+    const auto& gemm = marked.kernels[0];
+    const auto& collective = marked.kernels[2];
+    // The GEMM's span is compute; everything after it, the collective's loads and adds, is the tax.
+    CHECK(at(marked.times, TimeCategory::kCompute) == gemm.end_ps);
+    CHECK(at(marked.times, TimeCategory::kBulkSynchronous) == marked.makespan_ps - gemm.end_ps);
+    CHECK(at(collective.times, TimeCategory::kBulkSynchronous) == collective.end_ps - collective.launch_ps);
+    CHECK(at(collective.times, TimeCategory::kCompute) == 0);
+  }
+  // Unmarked, the adding kernel is not a pure data mover: its load is communication, its adds compute.
+  const ReplayResult unmarked = run(true, false);
+  check_exact_sums(unmarked);
+  CHECK(at(unmarked.times, TimeCategory::kBulkSynchronous) == 0);
+  CHECK(at(unmarked.kernels[2].times, TimeCategory::kCommunication) > 0);
+  CHECK(at(unmarked.kernels[2].times, TimeCategory::kCompute) > 0);
+  // Without adds, a kernel with no compute op is a data mover anyway: bulk-synchronous unmarked too.
+  CHECK(at(run(false, false).times, TimeCategory::kBulkSynchronous) == at(run(false, true).times, TimeCategory::kBulkSynchronous));
+}

@@ -60,12 +60,12 @@ TEST_CASE("the header: magic and version") {
   const std::string good = bytes_of(test::sample_trace());
   CHECK(error_of("") == R"(t.tsrt: byte 0: not a binary trace (the magic bytes "TSRTRACE" are missing))");
   CHECK(error_of("{\"tessera_trace\": 1}") == R"(t.tsrt: byte 0: not a binary trace (the magic bytes "TSRTRACE" are missing))");
-  std::string v4 = good;
-  put_u32(v4, 8, 4);
-  CHECK(error_of(v4) == "t.tsrt: byte 8: format version 4 (this Tessera reads versions 1 to 3)");
+  std::string v5 = good;
+  put_u32(v5, 8, 5);
+  CHECK(error_of(v5) == "t.tsrt: byte 8: format version 5 (this Tessera reads versions 1 to 4)");
   std::string v0 = good;
   put_u32(v0, 8, 0);
-  CHECK(error_of(v0) == "t.tsrt: byte 8: format version 0 (this Tessera reads versions 1 to 3)");
+  CHECK(error_of(v0) == "t.tsrt: byte 8: format version 0 (this Tessera reads versions 1 to 4)");
   // The sample uses load_async, which version 2 does not have.
   std::string v2 = good;
   put_u32(v2, 8, 2);
@@ -215,4 +215,23 @@ TEST_CASE("a version-1 trace (no atomic_add_range) keeps its version through a b
   const Trace back = read_bytes(bytes);
   test::check_same(t, back);
   CHECK(test::sample_trace().version == 3);
+}
+
+TEST_CASE("a collective kernel: version 4, kept by the round trip, its flag byte 0 or 1") {
+  TraceBuilder b(1);
+  ProgramBuilder p("p");
+  p.compute(1);
+  const auto prog = b.program(std::move(p));
+  Kernel k{"all_gather", 0, 0, 1, prog, {}};
+  k.collective = true;
+  b.launch(std::move(k));
+  const Trace t = std::move(b).build();
+  CHECK(t.version == 4u);
+  const std::string bytes = bytes_of(t);
+  CHECK(read_bytes(bytes).kernels.at(0).collective);
+  // The flag is the byte after the kernel's cu_count, 11 bytes from the end: the argument count
+  // (1 byte) and the host list (u32 count, u8 op, u32 kernel index) follow it.
+  std::string corrupt = bytes;
+  corrupt[corrupt.size() - 11] = 2;
+  CHECK(error_of(corrupt).find("collective: 2 (0 or 1)") != std::string::npos);
 }

@@ -79,10 +79,10 @@ TEST_CASE("the header: first, once, the right version, sensible ranks") {
   CHECK(error_of({}) == R"(t.jsonl: no header: the first line must be {"tessera_trace": 1, "ranks": N})");
   check_error({kBuffer}, "t.jsonl:1: the first record must be the header");
   check_error({kHeader, kHeader}, "t.jsonl:2: tessera_trace: a second header");
-  check_error({R"({"tessera_trace": 4, "ranks": 2})"},
-              "t.jsonl:1: tessera_trace: format version 4 (this Tessera reads versions 1 to 3)");
+  check_error({R"({"tessera_trace": 5, "ranks": 2})"},
+              "t.jsonl:1: tessera_trace: format version 5 (this Tessera reads versions 1 to 4)");
   check_error({R"({"tessera_trace": 0, "ranks": 2})"},
-              "t.jsonl:1: tessera_trace: format version 0 (this Tessera reads versions 1 to 3)");
+              "t.jsonl:1: tessera_trace: format version 0 (this Tessera reads versions 1 to 4)");
   check_error({R"({"tessera_trace": 1, "ranks": 0})"}, "t.jsonl:1: ranks: must be at least 1");
   check_error({R"({"tessera_trace": 1, "ranks": -2})"}, "t.jsonl:1: ranks: must not be negative");
   check_error({R"({"tessera_trace": 1, "ranks": 4000000000})"}, "t.jsonl:1: ranks: 4000000000 is too large");
@@ -204,4 +204,14 @@ TEST_CASE("rule breaks (validate) are reported at the line of the record at faul
   check_error({kHeader, kProgram, kKernel, kLaunch, kLaunch}, "t.jsonl:5: kernel: kernel 0 ('k') is already launched");
   check_error({kHeader, kProgram, kKernel, R"({"host": "launch", "rank": 1, "kernel": 0})"}, "t.jsonl:4: rank: kernel 0 ('k') runs on rank 0, not 1");
   check_error({kHeader, R"({"host": "sync", "rank": 5})"}, "t.jsonl:2: rank: rank 5 of a 2-rank trace");
+}
+
+TEST_CASE("a kernel's collective: true or false, version 4 only") {
+  const std::string v4 = R"({"tessera_trace": 4, "ranks": 2})";
+  const std::string collective = R"({"kernel": "k", "rank": 0, "grid": 4, "program": "p", "collective": true})";
+  CHECK(error_of({v4, kBuffer, kProgram, collective, kLaunch}) == "");
+  check_error({v4, kBuffer, kProgram, R"({"kernel": "k", "rank": 0, "grid": 4, "program": "p", "collective": 1})"},
+              "t.jsonl:4: collective: expected true or false, got 1");
+  CHECK(error_of({kHeader, kBuffer, kProgram, collective, kLaunch}).find("collective needs format version 4") !=
+        std::string::npos);
 }

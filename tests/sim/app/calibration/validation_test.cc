@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <memory>
+#include <regex>
+#include <string>
 
+#include "sim/app/validation/scatter_plot.h"
 #include "sim/app/validation/validation_case.h"
 #include "sim/app/validation/validation_documents.h"
 #include "sim/app/validation/validation_summary.h"
@@ -118,4 +121,47 @@ TEST_CASE("validate: JSON and Markdown and HTML carry the same cases and summary
   for (std::size_t at = html.find("class=\"point\""); at != std::string::npos; at = html.find("class=\"point\"", at + 1)) ++points;
   CHECK(points == 8);
   CHECK(html.find("<script") == std::string::npos);  // self-contained, no scripts
+}
+
+TEST_CASE("validate: the scatter is log-log over the points' decades, labelled as the report charts label time") {
+  const std::vector<ScatterPoint> points = {
+      {1000.0, 1000.0, "gemm", "exact"},
+      {200.0, 5000.0, "ag_gemm", "25 times slow"},
+      {0.0, 100.0, "gemm", "not measured"},      // left out: no place on a log axis
+      {300.0, -1.0, "ag_gemm", "not predicted"},  // left out
+  };
+  const std::string svg = log_log_scatter_svg(points);
+  // Both axes from 100 ns (the decade of 200 ns) to 10 us (the decade above 5 us), one label per decade.
+  CHECK(svg.find("data-scale=\"log\"") != std::string::npos);
+  for (const char* label : {">100 ns<", ">1 us<", ">10 us<"}) {
+    std::size_t n = 0;
+    for (std::size_t at = svg.find(label); at != std::string::npos; at = svg.find(label, at + 1)) ++n;
+    CHECK_MESSAGE(n == 2, label);  // once along each axis
+  }
+  CHECK(svg.find(">10 ns<") == std::string::npos);
+  CHECK(svg.find(">100 us<") == std::string::npos);
+  CHECK(svg.find("measured (mean)") != std::string::npos);
+  CHECK(svg.find("predicted (Tessera)") != std::string::npos);
+  // 1 us against 1 us: the middle of the 440 px square whose bottom-left corner is at (78, 456).
+  CHECK(svg.find(R"(cx="298.00" cy="236.00")") != std::string::npos);
+  std::size_t circles = 0;
+  for (std::size_t at = svg.find("class=\"point\""); at != std::string::npos; at = svg.find("class=\"point\"", at + 1)) ++circles;
+  CHECK(circles == 2);
+  // The five guides (perfect prediction, +-10%, +-25%) run at 45 degrees and stay inside the square.
+  const std::regex guide(R"re(<line class="guide" x1="([-0-9.]+)" y1="([-0-9.]+)" x2="([-0-9.]+)" y2="([-0-9.]+)")re");
+  std::size_t guides = 0;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), guide); it != std::sregex_iterator(); ++it, ++guides) {
+    const double x1 = std::stod((*it)[1]), y1 = std::stod((*it)[2]), x2 = std::stod((*it)[3]), y2 = std::stod((*it)[4]);
+    for (const double x : {x1, x2}) CHECK((x >= 78.0 && x <= 518.0));
+    for (const double y : {y1, y2}) CHECK((y >= 16.0 && y <= 456.0));
+    CHECK(x2 - x1 == doctest::Approx(y1 - y2).epsilon(1e-3));
+    CHECK(x2 > x1);
+  }
+  CHECK(guides == 5);
+  CHECK(svg.find(R"(<title>perfect prediction</title>)") != std::string::npos);
+  // Nothing to plot: still a decade on each axis.
+  const std::string empty = log_log_scatter_svg({});
+  CHECK(empty.find(">1 ns<") != std::string::npos);
+  CHECK(empty.find(">10 ns<") != std::string::npos);
+  CHECK(empty.find("class=\"point\"") == std::string::npos);
 }

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "sample_runs.h"
-#include "sim/app/report/report_format.h"
 #include "sim/app/report/report_html.h"
 
 using namespace tessera::app::report;
@@ -70,7 +69,10 @@ TEST_CASE("report.html: a stacked bar per run and per GPU, taxes and work told a
 
 TEST_CASE("report.html: tables of the parts, cache hit rates, bytes per link class, utilisation, configs") {
   const std::string html = report_html(sample_runs());
-  CHECK(html.find("<td title=\"200.000 ns\">0.200<span class=\"share\">20.0%</span></td>") != std::string::npos);  // bsp bulk_synchronous
+  // One unit per table, stated: ns for the runs (the longest span is 1234.5 ns).
+  CHECK(html.find("<caption class=\"note\">times in ns; below each value its share of the span</caption>") != std::string::npos);
+  CHECK(html.find("<th>span (ns)</th>") != std::string::npos);
+  CHECK(html.find("<td title=\"200.000 ns\">200.000<span class=\"share\">20.0%</span></td>") != std::string::npos);  // bsp bulk_synchronous
   CHECK(html.find("bsp: L2 hit rate per XCD") != std::string::npos);
   CHECK(html.find(">80.0%</td>") != std::string::npos);
   CHECK(html.find("<td class=\"na\">&ndash;</td>") != std::string::npos);  // the XCD that loaded nothing
@@ -113,12 +115,24 @@ TEST_CASE("report.html: runs without attribution or utilisation still make a pag
   CHECK(report_html({}).find("</html>") != std::string::npos);
 }
 
-TEST_CASE("report.html: time axes have round ticks in one unit") {
-  std::vector<std::string> labels;
-  for (const AxisTick& t : time_axis_ticks(1000.0)) labels.push_back(t.label);
-  CHECK(labels == std::vector<std::string>{"0 us", "0.2 us", "0.4 us", "0.6 us", "0.8 us", "1 us"});
-  labels.clear();
-  for (const AxisTick& t : time_axis_ticks(399024.194)) labels.push_back(t.label);
-  CHECK(labels == std::vector<std::string>{"0 us", "100 us", "200 us", "300 us"});
-  CHECK(time_axis_ticks(0.0).size() == 1);
+TEST_CASE("report.html: one labelled bar per GPU, a legend that tells work from taxes") {
+  const std::string html = report_html(sample_runs());
+  // Two attributed runs of two GPUs each; the microbenchmark has no per-GPU breakdown.
+  CHECK(count_of(html, "<g class=\"gpu-bar\"") == 4);
+  for (const char* run : {"bsp", "push"}) {
+    for (int rank : {0, 1}) {
+      const std::string bar = "<g class=\"gpu-bar\" data-run=\"" + std::string(run) + "\" data-rank=\"" +
+                              std::to_string(rank) + "\" aria-label=\"" + run + " / GPU " + std::to_string(rank) + "\">";
+      CHECK_MESSAGE(html.find(bar) != std::string::npos, bar);
+      CHECK(html.find(">GPU " + std::to_string(rank) + "</text>", html.find(bar)) != std::string::npos);
+    }
+  }
+  CHECK(count_of(html, "<g class=\"run-bar\"") == 3);
+  CHECK(html.find("<h3>push: 2 GPUs</h3>") != std::string::npos);
+  // The legend, in both sections: work, then the taxes, each named.
+  CHECK(count_of(html, "<li class=\"legend-group\">work:</li>") == 2);
+  CHECK(count_of(html, "<li class=\"legend-group\">taxes:</li>") == 2);
+  CHECK(html.find("inter kernel locality (tax)</li>") != std::string::npos);
+  // The per-run spans differ by less than the log ratio: linear axes throughout.
+  CHECK(html.find("data-scale=\"log\"") == std::string::npos);
 }

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/app/report/category_style.h"
+#include "sim/app/report/compare_html.h"
 #include "sim/app/report/labeled_run.h"
 #include "workloads/replay/activity_log.h"
 
@@ -133,6 +135,35 @@ inline std::vector<LabeledRun> sample_runs() {
       {"push", attributed_run("push", 0.8), "system: mi300x-8\nworkload: {kind: ag_gemm, variant: push}\n"},
       {"micro", microbench_run(), "system: h200-2\nworkload: {kind: microbench, op: remote_load}\n"},
   };
+}
+
+// The inputs of a sample compare.html: A is the bsp run, B the push run 90 times slower (so that
+// the bars need a log scale), the configs differ in two keys, one with text to escape; B's xGMI
+// links are the busiest resource, A records none.
+struct SampleCompare {
+  CompareSide a;
+  CompareSide b;
+  std::vector<run::ConfigDifference> differences;
+  std::vector<CompareQuantity> quantities;
+};
+
+inline SampleCompare sample_compare() {
+  nlohmann::json b_summary = attributed_summary("push", 90.0);
+  b_summary["resource_utilisation"] = {
+      {"xgmi", {{"bytes", 117440512}, {"mean_utilisation", 0.4}, {"busiest_utilisation", 0.973}, {"busiest_resource", "gpu[0]->gpu[1]"}}},
+      {"hbm", {{"bytes", 813694976}, {"mean_utilisation", 0.2}, {"busiest_utilisation", 0.5}, {"busiest_resource", "gpu[1] hbm"}}}};
+  SampleCompare c{{"configs/a.yaml", attributed_run("bsp")},
+                  {"configs/b <fast>.yaml", run::run_result_from_json(b_summary)},
+                  {{"system.interconnect.link_bandwidth", "64 GB/s", "8 GB/s"}, {"workload.variant", "bsp", "push <&>"}},
+                  {}};
+  const auto& ta = c.a.result.result.breakdown->times;
+  const auto& tb = c.b.result.result.breakdown->times;
+  c.quantities.push_back({"makespan", false, c.a.result.makespan_ns(), c.b.result.makespan_ns()});
+  for (const TimeCategory cat : kAllCategories) {
+    c.quantities.push_back({std::string(workloads::replay::to_string(cat)), workloads::replay::is_tax(cat),
+                            run::category_ns(ta, cat), run::category_ns(tb, cat)});
+  }
+  return c;
 }
 
 }  // namespace tessera::app::report::testing

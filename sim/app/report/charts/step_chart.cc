@@ -1,14 +1,16 @@
-#include "sim/app/report/step_chart.h"
+#include "sim/app/report/charts/step_chart.h"
 
 #include <algorithm>
 #include <iterator>
 
 #include <fmt/format.h>
 
+#include "sim/app/report/charts/axis.h"
+#include "sim/app/report/charts/scale.h"
 #include "sim/app/report/html_escape.h"
 #include "sim/app/report/report_format.h"
 
-namespace tessera::app::report {
+namespace tessera::app::report::charts {
 namespace {
 
 constexpr double kWidthPx = 960.0;
@@ -25,10 +27,10 @@ std::string step_chart(const std::vector<StepLine>& lines, std::string_view link
     x_max_ns = std::max(x_max_ns, l.end_ns);
     if (!l.steps.empty()) x_max_ns = std::max(x_max_ns, l.steps.back().time_ns);
   }
-  if (!(x_max_ns > 0)) x_max_ns = 1.0;
+  const Scale time = Scale::linear(x_max_ns, 6);
   const double plot_w = kWidthPx - kLeftPx - kRightPx;
   const double plot_h = kHeightPx - kTopPx - kBottomPx;
-  auto x_of = [&](double t) { return format_coordinate(kLeftPx + std::clamp(t / x_max_ns, 0.0, 1.0) * plot_w); };
+  auto x_of = [&](double t) { return format_coordinate(kLeftPx + time.fraction(t) * plot_w); };
   auto y_of = [&](double u) { return format_coordinate(kTopPx + (1.0 - std::clamp(u, 0.0, 1.0)) * plot_h); };
 
   std::string out;
@@ -43,12 +45,7 @@ std::string step_chart(const std::vector<StepLine>& lines, std::string_view link
                    format_coordinate(kLeftPx - 6), format_coordinate(kTopPx + (1.0 - pct / 100.0) * plot_h + 4), pct);
     out += '\n';
   }
-  for (const AxisTick& tick : time_axis_ticks(x_max_ns, 6)) {
-    fmt::format_to(o, R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#999"/><text class="axis" x="{0}" y="{3}" text-anchor="middle">{4}</text>)",
-                   x_of(tick.value_ns), format_coordinate(kTopPx + plot_h), format_coordinate(kTopPx + plot_h + 4),
-                   format_coordinate(kHeightPx - 8), tick.label);
-    out += '\n';
-  }
+  out += horizontal_axis(time, kLeftPx, kTopPx + plot_h, plot_w, 0.0, "");
   for (const StepLine& l : lines) {
     // 0 until the first sample, then each value until the next; the last holds to the end.
     std::string d = fmt::format("M{} {}", x_of(0.0), y_of(0.0));
@@ -68,4 +65,4 @@ std::string step_chart(const std::vector<StepLine>& lines, std::string_view link
   return out;
 }
 
-}  // namespace tessera::app::report
+}  // namespace tessera::app::report::charts
