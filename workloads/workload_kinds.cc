@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/config/config_error.h"
+#include "workloads/collectives/collective_kind.h"
 #include "workloads/microbench/microbench_kind.h"
 #include "workloads/patterns/pattern_kinds.h"
 #include "workloads/phold/phold_kind.h"
@@ -60,6 +61,7 @@ const std::vector<WorkloadKind>& workload_kinds() {
   static const std::vector<WorkloadKind> kinds = [] {
     std::vector<WorkloadKind> k{microbench::microbench_kind(), phold::phold_kind(), replay::trace_kind()};
     for (const patterns::PatternKind& pattern : patterns::pattern_kinds()) k.push_back(generated_kind(pattern));
+    k.push_back(collectives::collective_kind());
     return k;
   }();
   return kinds;

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,10 +20,20 @@
 namespace tk {
 
 struct Timing;
+struct TimingOptions;
+
+// Thrown by Case::check_prerequisites when this machine lacks something the case needs that is no fault of the case
+// (the collective cases: no NCCL/RCCL library). The run is recorded as failed with "skipped": true and the reason,
+// and the driver says SKIPPED instead of FAILED (docs/kernels.md, "Collectives").
+struct CaseSkipped : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 class Case {
  public:
   virtual ~Case() = default;
+  // Before any GPU is touched: throws CaseSkipped when this machine lacks what the case needs (a library).
+  virtual void check_prerequisites() {}
   // Allocates and fills inputs with fresh random data (never zeros).
   virtual void setup(Context& context) = 0;
   // Before the checked run: poison every output.
@@ -32,11 +43,21 @@ class Case {
   virtual void reset(Context& /*context*/) {}
   // The timed work of one iteration on `rank`, enqueued on context.stream(rank) (other streams joined back).
   virtual void enqueue(Context& context, int rank) = 0;
+  // The checked run's work on every rank: enqueue on each rank in turn, unless the case must issue all ranks' work
+  // together from this thread (a library collective: one call per communicator inside one group).
+  virtual void enqueue_all(Context& context);
+  // A case with its own timing protocol (the collectives: nccl-tests' back-to-back loop, no flush, no gate)
+  // returns true and fills timing.samples_ns in time_itself; the harness computes the statistics.
+  virtual bool times_itself() const { return false; }
+  virtual void time_itself(Context& /*context*/, const TimingOptions& /*options*/, Timing& /*timing*/) {}
   // After the checked run: compare outputs with a reference.
   virtual CheckResult check(Context& context) = 0;
   // Derived quantities (bytes, GB/s, TFLOP/s, per-launch latency) from the timing, into `metrics`.
   virtual void derive_metrics(const Context& /*context*/, const Timing& /*timing*/,
                               nlohmann::json& /*metrics*/) const {}
+  // Anything else the result should name (the collectives: the library, its version and path, the NCCL_*
+  // environment), added at the top level of the result JSON whether the run passed, failed or was skipped.
+  virtual void describe(nlohmann::json& /*result*/) const {}
 };
 
 struct CaseInfo {

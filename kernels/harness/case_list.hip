@@ -1,3 +1,4 @@
+#include "collectives/collective_cases.h"
 #include "harness/case.h"
 #include "micro/micro_cases.h"
 #include "patterns/attention_cases.h"
@@ -10,6 +11,7 @@ std::vector<CaseInfo> all_cases() {
   append_micro_cases(cases);
   append_gemm_cases(cases);
   append_attention_cases(cases);
+  append_collective_cases(cases);
   return cases;
 }
 

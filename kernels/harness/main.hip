@@ -204,6 +204,10 @@ bool run_and_report(const tk::RunRequest& request, const Options& options) {
   const bool passed = result.value("status", "") == "passed";
   if (passed) {
     std::fprintf(stderr, " median %.0f ns\n", result["timing"]["median_ns"].get<double>());
+  } else if (result.value("skipped", false)) {
+    std::string why = result.value("error", std::string("?"));
+    if (why.rfind("skipped: ", 0) == 0) why = why.substr(9);
+    std::fprintf(stderr, " SKIPPED: %s\n", why.c_str());
   } else {
     std::fprintf(stderr, " FAILED: %s\n", result.value("error", std::string("?")).c_str());
   }

@@ -22,8 +22,13 @@ struct TimingOptions {
 
 struct Timing {
   // Per timed iteration: the slowest rank's event time (all ranks start together after the barrier, behind a
-  // start gate when there are several: start_gate.h).
+  // start gate when there are several: start_gate.h). A case that times itself (Case::time_itself) gives one
+  // sample per `iterations_per_sample` iterations instead, each the mean of those iterations.
   std::vector<double> samples_ns;
+  // Whether the cache flush ran before each sample, and how many iterations (e.g. collectives back to back) one
+  // sample averages: the harness's own protocol flushes and times one; a case that times itself says otherwise.
+  bool flushed = true;
+  int iterations_per_sample = 1;
   double median_ns = 0;
   double mean_ns = 0;
   double min_ns = 0;

@@ -13,15 +13,31 @@ namespace {
 void run_once(Case& the_case, Context& context) {
   the_case.reset(context);
   context.synchronize_all();
-  for (int rank = 0; rank < context.ranks(); ++rank) {
-    context.use(rank);
-    the_case.enqueue(context, rank);
-    HIP_CHECK(hipGetLastError());
-  }
+  the_case.enqueue_all(context);
   context.synchronize_all();
 }
 
+void compute_statistics(Timing& timing) {
+  std::vector<double> sorted = timing.samples_ns;
+  std::sort(sorted.begin(), sorted.end());
+  if (!sorted.empty()) {
+    const std::size_t n = sorted.size();
+    timing.median_ns = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    timing.mean_ns = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
+    timing.min_ns = sorted.front();
+    timing.max_ns = sorted.back();
+  }
+}
+
 }  // namespace
+
+void Case::enqueue_all(Context& context) {
+  for (int rank = 0; rank < context.ranks(); ++rank) {
+    context.use(rank);
+    enqueue(context, rank);
+    HIP_CHECK(hipGetLastError());
+  }
+}
 
 CheckResult run_checked(Case& the_case, Context& context) {
   the_case.poison_outputs(context);
@@ -30,6 +46,13 @@ CheckResult run_checked(Case& the_case, Context& context) {
 }
 
 Timing run_timed(Case& the_case, Context& context, const TimingOptions& options) {
+  if (the_case.times_itself()) {
+    Timing timing;
+    timing.flushed = false;
+    the_case.time_itself(context, options, timing);
+    compute_statistics(timing);
+    return timing;
+  }
   const int ranks = context.ranks();
   std::vector<void*> flush_buffers(ranks, nullptr);
   std::vector<hipEvent_t> starts(ranks), stops(ranks);
@@ -83,24 +106,20 @@ Timing run_timed(Case& the_case, Context& context, const TimingOptions& options)
     HIP_CHECK(hipEventDestroy(stops[rank]));
   }
 
-  std::vector<double> sorted = timing.samples_ns;
-  std::sort(sorted.begin(), sorted.end());
-  if (!sorted.empty()) {
-    const std::size_t n = sorted.size();
-    timing.median_ns = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    timing.mean_ns = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
-    timing.min_ns = sorted.front();
-    timing.max_ns = sorted.back();
-  }
+  timing.flushed = options.flush;
+  compute_statistics(timing);
   return timing;
 }
 
 nlohmann::json Timing::to_json(const TimingOptions& options) const {
-  return {{"warmup", options.warmup},     {"repeats", options.repeats},
-          {"cache_flush", options.flush}, {"cache_flush_bytes", options.flush ? options.flush_bytes : 0},
-          {"median_ns", median_ns},       {"mean_ns", mean_ns},
-          {"min_ns", min_ns},             {"max_ns", max_ns},
-          {"samples_ns", samples_ns}};
+  nlohmann::json out{{"warmup", options.warmup},     {"repeats", options.repeats},
+                     {"cache_flush", flushed},       {"cache_flush_bytes", flushed ? options.flush_bytes : 0},
+                     {"median_ns", median_ns},       {"mean_ns", mean_ns},
+                     {"min_ns", min_ns},             {"max_ns", max_ns},
+                     {"samples_ns", samples_ns}};
+  // Only where a sample is not one iteration, so that every other result stays as it was.
+  if (iterations_per_sample != 1) out["iterations_per_sample"] = iterations_per_sample;
+  return out;
 }
 
 }  // namespace tk

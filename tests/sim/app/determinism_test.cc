@@ -39,6 +39,7 @@ const std::map<std::string, std::string>& shrink_flags() {
       // The examples run at full size: under a second each.
       {"default.yaml", ""},
       {"ag_gemm.yaml", ""},
+      {"all_reduce.yaml", ""},
       // The studies take 2-6 s each at full size with --jobs 2 (about twice that with --jobs 1).
       // ag_gemm 1024 x 3584 x 8192 on 8 x MI300X: keep the 8 ranks, cut the matrices.
       {"xgmi_ag_gemm.yaml", "--set workload.m=128 --set workload.n=512 --set workload.k=1024"},

@@ -1,0 +1,97 @@
+// Reading kind `collective` (workloads/collectives/collective_schema.h): defaults, units, and each
+// bad input refused before anything runs, as a ConfigError at the key to change.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "sim/config/config_error.h"
+#include "tests/support/run_config.h"
+#include "workloads/collectives/collective_params.h"
+#include "workloads/workload_kinds.h"
+
+namespace c = tessera::workloads::collectives;
+namespace wl = tessera::workloads;
+using tessera::sim::config::ConfigError;
+
+namespace {
+
+wl::Workload read(const std::string& system, const std::string& workload) {
+  const auto parts = tessera::test::read_run_config_text("system: " + system + "\nworkload: " + workload + "\n");
+  const wl::WorkloadKind* kind = wl::find_workload_kind("collective");
+  REQUIRE(kind != nullptr);
+  return kind->read(parts.workload, parts.system);
+}
+
+}  // namespace
+
+TEST_CASE("collective: the defaults are an fp16 ring all_reduce of 256 MiB on every GPU, once") {
+  const c::CollectiveParams p = read("mi300x-8", "{kind: collective}").params<c::CollectiveParams>();
+  CHECK(p.op == c::CollectiveOp::kAllReduce);
+  CHECK(p.size_bytes == 256ULL << 20);
+  CHECK(p.dtype == tessera::models::compute::Dtype::kFp16);
+  CHECK(p.ranks == 0);
+  CHECK(p.library == c::CollectiveLibrary::kTessera);
+  CHECK(p.algorithm == c::CollectiveAlgorithm::kRing);
+  CHECK(p.channels == 16);
+  CHECK(p.chunk_bytes == 512ULL << 10);
+  CHECK(p.iterations == 1);
+}
+
+TEST_CASE("collective: keys read with their units, and describe themselves back") {
+  const wl::Workload w = read("h200-2", "{kind: collective, op: reduce_scatter, size: 3 MB, dtype: fp32, ranks: 2, "
+                                        "channels: 4, chunk: 64 KiB, iterations: 5}");
+  const c::CollectiveParams& p = w.params<c::CollectiveParams>();
+  CHECK(p.op == c::CollectiveOp::kReduceScatter);
+  CHECK(p.size_bytes == 3'000'000);
+  CHECK(p.dtype == tessera::models::compute::Dtype::kFp32);
+  CHECK(p.chunk_bytes == 64ULL << 10);
+  CHECK(p.iterations == 5);
+  CHECK(w.to_json().at("size") == "3 MB");
+  CHECK(w.to_json().at("op") == "reduce_scatter");
+}
+
+TEST_CASE("collective: an op without a kernel is refused at `op`") {
+  for (const char* op : {"broadcast", "reduce", "all_to_all", "allreduce"}) {
+    CAPTURE(op);
+    CHECK_THROWS_WITH_AS(read("mi300x-8", std::string("{kind: collective, op: ") + op + "}"),
+                         doctest::Contains("workload.op: expected one of all_gather, all_reduce, reduce_scatter"),
+                         ConfigError);
+  }
+}
+
+TEST_CASE("collective: a size the op cannot split is refused at `size`, naming the nearest valid sizes") {
+  // Ring all_reduce on 8 ranks of fp16: multiples of 16 B.
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, size: 1000 B}"),
+                       doctest::Contains("workload.size: 1000 B is not a multiple of 16 B"), ConfigError);
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, size: 1000 B}"), doctest::Contains("test.yaml:2:"),
+                       ConfigError);  // the file and line of the key
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, size: 1000 B}"),
+                       doctest::Contains("nearest valid sizes: 992 B and 1008 B"), ConfigError);
+  // All-gather: the gathered buffer is 8 equal shares; below one share there is only the size above.
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, op: all_gather, size: 12 B}"),
+                       doctest::Contains("nearest valid size: 16 B"), ConfigError);
+  // Reduce-scatter of fp32 on 2 ranks: multiples of 8 B.
+  CHECK_THROWS_WITH_AS(read("h200-2", "{kind: collective, op: reduce_scatter, dtype: fp32, size: 1000004 B}"),
+                       doctest::Contains("workload.size: 1000004 B is not a multiple of 8 B"), ConfigError);
+  // One-shot all_reduce: every rank holds the whole buffer, whole elements suffice.
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, algorithm: one_shot, size: 1001 B}"),
+                       doctest::Contains("nearest valid sizes: 1 KB (1000 B) and 1002 B"), ConfigError);
+  CHECK_NOTHROW(read("mi300x-8", "{kind: collective, algorithm: one_shot, size: 1002 B}"));
+  CHECK_NOTHROW(read("mi300x-8", "{kind: collective, size: 1 MB}"));  // 10^6 = 16 x 62500
+}
+
+TEST_CASE("collective: more ranks than GPUs, an algorithm the op lacks, another library: refused at the key") {
+  CHECK_THROWS_WITH_AS(read("h200-2", "{kind: collective, ranks: 4}"),
+                       doctest::Contains("workload.ranks: 4 ranks but the system 'h200-2' has 2 GPU(s)"), ConfigError);
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, op: reduce_scatter, algorithm: one_shot}"),
+                       doctest::Contains("workload.algorithm: reduce_scatter has no one_shot kernel; choices for "
+                                         "reduce_scatter: ring"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, library: nccl}"),
+                       doctest::Contains("workload.library: expected one of tessera"), ConfigError);
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, iterations: 0}"), doctest::Contains("workload.iterations"),
+                       ConfigError);
+  // Buffers beyond one GPU's HBM: the replay's limits, at `workload:` before anything runs.
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, size: 64 GiB}"),
+                       doctest::Contains("workload: collective is too large: the buffers need"), ConfigError);
+}

@@ -1,0 +1,37 @@
+#include "workloads/collectives/collective_figures.h"
+
+#include "workloads/collectives/collective_sizes.h"
+
+namespace tessera::workloads::collectives {
+
+double bus_bandwidth_factor(CollectiveOp op, std::uint32_t ranks) {
+  if (ranks == 0) return 0.0;
+  const double n = ranks;
+  switch (op) {
+    case CollectiveOp::kAllReduce: return 2.0 * (n - 1.0) / n;
+    case CollectiveOp::kAllGather:
+    case CollectiveOp::kReduceScatter: return (n - 1.0) / n;
+  }
+  return 0.0;
+}
+
+double algorithm_bandwidth_GBps(std::uint64_t size_bytes, double time_us) {
+  // bytes / us = 1e6 bytes/s = 1e-3 GB/s.
+  return time_us > 0 ? static_cast<double>(size_bytes) / time_us / 1e3 : 0.0;
+}
+
+CollectiveFigures figures_of(const CollectiveParams& params, std::uint32_t ranks, sim::Tick makespan_ps) {
+  CollectiveFigures f;
+  f.op = op_name(params.op);
+  f.dtype = std::string(models::compute::dtype_name(params.dtype));
+  f.size_bytes = params.size_bytes;
+  f.count = element_count(params);
+  f.ranks = ranks;
+  f.iterations = params.iterations;
+  f.time_us = static_cast<double>(makespan_ps) / 1e6 / static_cast<double>(params.iterations);
+  f.algbw_GBps = algorithm_bandwidth_GBps(params.size_bytes, f.time_us);
+  f.busbw_GBps = f.algbw_GBps * bus_bandwidth_factor(params.op, ranks);
+  return f;
+}
+
+}  // namespace tessera::workloads::collectives

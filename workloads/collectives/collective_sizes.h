@@ -1,0 +1,43 @@
+#pragma once
+// What `size` means, per op, exactly as nccl-tests defines it (its PERFORMANCE.md and the
+// *GetCollByteCount functions of its src/*.cu), and the per-rank buffers that follows:
+//
+//   op              size is                                  per rank: input     output     scratch (ring)
+//   all_gather      the gathered (receive) buffer = R x n e            size / R    size       -
+//   reduce_scatter  the send buffer = R x n e                          size        size / R   size
+//   all_reduce      the buffer (send = receive = n e)                  size        size       size (one_shot: -)
+//
+// with R ranks, n elements per rank and e bytes per element. The scratch buffer is the ring
+// kernels' receive slots (reduce_scatter.h). nccl-tests runs out of place by default; so do we.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "workloads/collectives/collective_params.h"
+
+namespace tessera::workloads::collectives {
+
+struct CollectiveBuffers {
+  std::uint64_t input_bytes = 0;    // per rank
+  std::uint64_t output_bytes = 0;   // per rank
+  std::uint64_t scratch_bytes = 0;  // per rank; 0: none
+};
+
+std::uint32_t element_bytes_of(const CollectiveParams& params);
+// The elements of `size`, as nccl-tests prints its `count` column (size / element size).
+std::uint64_t element_count(const CollectiveParams& params);
+
+// `size` must be a multiple of this: the element size where every rank holds the whole buffer
+// (one-shot all_reduce), else ranks x the element size (an equal whole-element share per rank,
+// which the all-gather and reduce-scatter need by definition and the ring all-reduce for its chunks).
+std::uint64_t size_granularity_bytes(const CollectiveParams& params, std::uint32_t ranks);
+
+// Why `size` cannot be split on `ranks` ranks, naming the nearest valid sizes; nullopt when it can.
+// nccl-tests instead rounds the per-rank count down (an integer division) and reports the size it
+// ran; refusing keeps the size a user asked for the size that is reported.
+std::optional<std::string> size_problem(const CollectiveParams& params, std::uint32_t ranks);
+
+// The per-rank buffers; `size` must be valid (size_problem).
+CollectiveBuffers buffers_of(const CollectiveParams& params, std::uint32_t ranks);
+
+}  // namespace tessera::workloads::collectives
