@@ -21,6 +21,16 @@ struct Buffers {
   std::uint32_t scratch = trace::kNoBuffer;
 };
 
+// What every collective spec takes alike from the workload: its channels and pieces, its first
+// flag and its kernel's name.
+template <class Spec>
+void set_common(Spec& spec, const CollectiveParams& p, std::uint64_t flag_base, const std::string& name) {
+  spec.channels = p.channels;
+  spec.chunk_bytes = p.chunk_bytes;
+  spec.flag_base = flag_base;
+  spec.name = name;
+}
+
 // One iteration's kernels from flag_base on; returns the flags they use.
 std::uint64_t append_iteration(trace::TraceBuilder& tb, const CollectiveParams& p, std::uint32_t ranks,
                                const CollectiveBuffers& sizes, const Buffers& b, std::uint32_t iteration,
@@ -35,10 +45,7 @@ std::uint64_t append_iteration(trace::TraceBuilder& tb, const CollectiveParams& 
       spec.input_buffer = b.input;
       spec.output_buffer = b.output;
       spec.shard_bytes = sizes.input_bytes;
-      spec.channels = p.channels;
-      spec.chunk_bytes = p.chunk_bytes;
-      spec.flag_base = flag_base;
-      spec.name = name;
+      set_common(spec, p, flag_base, name);
       patterns::append_all_gather(tb, ranks, spec);
       return patterns::all_gather_flags(spec, ranks);
     }
@@ -49,10 +56,7 @@ std::uint64_t append_iteration(trace::TraceBuilder& tb, const CollectiveParams& 
       spec.output_buffer = b.output;
       spec.scratch_buffer = b.scratch;
       spec.shard_bytes = sizes.output_bytes;
-      spec.channels = p.channels;
-      spec.chunk_bytes = p.chunk_bytes;
-      spec.flag_base = flag_base;
-      spec.name = name;
+      set_common(spec, p, flag_base, name);
       patterns::append_reduce_scatter(tb, ranks, spec);
       return patterns::reduce_scatter_flags(spec, ranks);
     }
@@ -64,10 +68,7 @@ std::uint64_t append_iteration(trace::TraceBuilder& tb, const CollectiveParams& 
       spec.output_buffer = b.output;
       spec.scratch_buffer = b.scratch;
       spec.bytes = p.size_bytes;
-      spec.channels = p.channels;
-      spec.chunk_bytes = p.chunk_bytes;
-      spec.flag_base = flag_base;
-      spec.name = name;
+      set_common(spec, p, flag_base, name);
       patterns::append_all_reduce(tb, ranks, spec);
       return patterns::all_reduce_flags(spec, ranks);
     }
