@@ -26,6 +26,7 @@ struct RunContext {
   replay::ActivityDetail activity = replay::ActivityDetail::kNone;  // the replay's activity log (timeline, reports)
   bool ideal_locality = false;   // `run --ablate locality` (replay::ReplayOptions)
   bool dataflow_oracle = false;  // `run --ablate sync` (replay::ReplayOptions)
+  bool skip_host_delays = false;  // `run --ablate launch` (replay::ReplayOptions)
 };
 
 struct WorkloadOutcome {

@@ -13,8 +13,10 @@ Ablation ablation_of(const std::string& name) {
   if (name == "launch") {
     return {name, TimeCategory::kLaunchOverhead,
             {"system.gpu.dispatch.kernel_launch_latency=0 ps", "system.gpu.dispatch.workgroup_dispatch=0 ps",
-             "system.gpu.dispatch.kernel_teardown=0 ps"},
-            false};
+             "system.gpu.dispatch.kernel_teardown=0 ps", "system.host.collective_call=0 ps"},
+            false,
+            false,
+            true};
   }
   if (name == "locality") return {name, TimeCategory::kInterKernelLocality, {}, true, false};
   if (name == "sync") return {name, TimeCategory::kBulkSynchronous, {}, false, true};

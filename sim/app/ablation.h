@@ -24,6 +24,7 @@ struct Ablation {
   std::vector<std::string> sets;        // the config overrides that idealise it
   bool ideal_locality = false;          // the replay's ideal-locality switch
   bool dataflow_oracle = false;         // the replay's dataflow oracle
+  bool skip_host_delays = false;        // the hosts' delays take no time (launch: host-side costs)
 };
 
 // What an ablation's costs would do where the system has them at 0: the same keys set to the

@@ -138,6 +138,7 @@ run::RunOutcome run_config(const RunRequest& request, const std::vector<std::str
   if (ablation != nullptr) {
     spec.options.ideal_locality = ablation->ideal_locality;
     spec.options.dataflow_oracle = ablation->dataflow_oracle;
+    spec.options.skip_host_delays = ablation->skip_host_delays;
   }
   spec.options.max_wall = request.max_wall;
   run::RunOutcome outcome = run::run_workload(spec, activity);
@@ -179,7 +180,9 @@ std::vector<Run> execute(const RunRequest& request, const std::vector<PlannedRun
       // An ablation whose overrides leave the configuration as it was (its costs are already 0 in
       // this system) would re-run the same thing: it is reported as changing nothing instead.
       const bool changes_config = run::describe_yaml(run::load_run_spec(request.config, with)) != run::describe_yaml(runs[i].spec);
-      AblatedRun ablated{runs[i].outcome.result, !changes_config && !a.ideal_locality && !a.dataflow_oracle};
+      // A trace file may carry host delays that no config key sets: `launch` re-runs it to remove them.
+      const bool trace_delays = a.skip_host_delays && runs[i].spec.workload.kind() == "trace";
+      AblatedRun ablated{runs[i].outcome.result, !changes_config && !a.ideal_locality && !a.dataflow_oracle && !trace_delays};
       run::RunSpec spec;
       if (!ablated.unchanged) {
         ablated.result =

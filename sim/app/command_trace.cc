@@ -48,6 +48,7 @@ std::string_view host_op_text(wt::HostOp op) {
     case wt::HostOp::kLaunch: return "launch";
     case wt::HostOp::kSync: return "sync";
     case wt::HostOp::kRankBarrier: return "rank_barrier";
+    case wt::HostOp::kDelay: return "delay";
   }
   return "?";
 }
@@ -165,6 +166,7 @@ json inspect_json(const wt::Trace& t, const std::string& file, wt::TraceForm for
     for (const wt::HostCommand& c : commands) {
       json o = {{"op", host_op_text(c.op)}};
       if (c.op == wt::HostOp::kLaunch) o["kernel"] = c.kernel;
+      if (c.op == wt::HostOp::kDelay) o["delay_ps"] = c.delay_ps;
       list.push_back(std::move(o));
     }
     j["host"].push_back(std::move(list));
@@ -235,7 +237,13 @@ std::string inspect_text(const wt::Trace& t, const std::string& file, wt::TraceF
     for (std::size_t i = 0; i < t.host[r].size() && i < kMaxListed; ++i) {
       const wt::HostCommand& c = t.host[r][i];
       line += line.empty() ? "" : ", ";
-      line += c.op == wt::HostOp::kLaunch ? fmt::format("launch {} ({})", c.kernel, t.kernels[c.kernel].name) : std::string(host_op_text(c.op));
+      if (c.op == wt::HostOp::kLaunch) {
+        line += fmt::format("launch {} ({})", c.kernel, t.kernels[c.kernel].name);
+      } else if (c.op == wt::HostOp::kDelay) {
+        line += fmt::format("delay {} ps", c.delay_ps);
+      } else {
+        line += host_op_text(c.op);
+      }
     }
     if (t.host[r].size() > kMaxListed) line += fmt::format(", ... {} more", t.host[r].size() - kMaxListed);
     out += fmt::format("rank {}: {}\n", r, line.empty() ? "(none)" : line);

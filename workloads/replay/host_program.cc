@@ -16,6 +16,7 @@ HostProgram::HostProgram(models::machine::Machine& machine, const trace::Trace& 
       kernel_ids_(kernel_ids),
       barrier_(barrier),
       ledger_(ledger),
+      engine_(ledger.engine()),
       options_(options) {}
 
 void HostProgram::run() {
@@ -54,6 +55,13 @@ void HostProgram::run() {
         if (barrier_.arrive(this)) return;
         ledger_.host_blocked(rank_, false);
         break;
+      case trace::HostOp::kDelay:
+        ++pc_;
+        // A delay costs host time, which orders no data: the oracle runs without it.
+        if (c.delay_ps == 0 || options_.dataflow || options_.skip_delays) break;
+        ledger_.host_delaying(rank_, true);
+        engine_.schedule(c.delay_ps, sim::bind<&HostProgram::on_delay_done>(this));
+        return;
     }
   }
 }
@@ -69,6 +77,11 @@ void HostProgram::on_end_of_kernel(const sim::Payload& payload) {
 void HostProgram::on_released(const sim::Payload& payload) {
   ledger_.release_finished(static_cast<std::uint32_t>(payload.a));
   machine_.gpu(rank_).end_of_kernel_done(static_cast<models::compute::KernelId>(payload.b));
+}
+
+void HostProgram::on_delay_done(const sim::Payload&) {
+  ledger_.host_delaying(rank_, false);
+  run();
 }
 
 void HostProgram::on_kernel_complete(const sim::Payload&) {

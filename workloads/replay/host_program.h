@@ -2,10 +2,13 @@
 // The host side of one rank: runs its command list in order. A launch enqueues a kernel on
 // its stream and goes on at once (launch latency is the GPU's, models/compute); a sync waits
 // until every kernel this host launched has completed; a rank barrier waits until every
-// rank's host has reached its barrier of the same ordinal (as an MPI barrier between ranks).
+// rank's host has reached its barrier of the same ordinal (as an MPI barrier between ranks); a
+// delay keeps the host busy for its time (an event that far ahead resumes it) while the streams
+// go on, and the ledger counts a GPU left with nothing to do meanwhile as launch overhead.
 // For the dataflow oracle (dataflow.h) the host launches every kernel at once, each on a stream
-// of its own, and its syncs and rank barriers do nothing: only data dependencies order kernels
-// (the end-of-kernel write-backs stay: they put the data where the run as traced reads it).
+// of its own, and its syncs, rank barriers and delays do nothing: only data dependencies order
+// kernels (the end-of-kernel write-backs stay: they put the data where the run as traced reads
+// it), and host-side costs are none of those.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -21,6 +24,7 @@ class RankBarrier;
 struct HostOptions {
   bool skip_end_of_kernel_release = false;  // ablation: kernels end without writing their dirty L2 data back
   bool dataflow = false;                    // the dataflow oracle
+  bool skip_delays = false;                 // ablation: host delays take no time (the dataflow oracle skips them too)
 };
 
 class HostProgram {
@@ -43,6 +47,7 @@ class HostProgram {
   void on_kernel_complete(const sim::Payload& payload);
   void on_end_of_kernel(const sim::Payload& payload);
   void on_released(const sim::Payload& payload);
+  void on_delay_done(const sim::Payload& payload);
 
   models::machine::Machine& machine_;
   const trace::Trace& trace_;
@@ -52,6 +57,7 @@ class HostProgram {
   std::vector<models::compute::KernelId>& kernel_ids_;
   RankBarrier& barrier_;
   TaxLedger& ledger_;
+  sim::Engine& engine_;  // the ledger's: it schedules the end of a delay
   HostOptions options_;
   std::size_t pc_ = 0;
   std::uint64_t outstanding_ = 0;

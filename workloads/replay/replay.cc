@@ -138,7 +138,7 @@ ReplayResult replay_once(const trace::Trace& trace, const models::SystemSpec& sy
   std::vector<std::unique_ptr<HostProgram>> hosts;
   for (std::uint32_t r = 0; r < trace.ranks; ++r) {
     hosts.push_back(std::make_unique<HostProgram>(machine, trace, r, bodies, kernel_ids, rank_barrier, ledger,
-                                                  HostOptions{options.ideal_locality, dataflow != nullptr}));
+                                                  HostOptions{options.ideal_locality, dataflow != nullptr, options.skip_host_delays}));
   }
 
   const auto t0 = std::chrono::steady_clock::now();

@@ -35,6 +35,8 @@ struct ReplayOptions {
   // Ablation (--ablate sync): the dataflow oracle (dataflow.h). The trace is replayed once as
   // traced to record its data dependencies, then again on those alone; the result is the second's.
   bool dataflow_oracle = false;
+  // Ablation (--ablate launch): the hosts' delays (host-side work between launches) take no time.
+  bool skip_host_delays = false;
   std::uint64_t max_recorded = 1'000'000;   // slices + flag edges + GPU stretches + link samples kept at most (~170 MB of timeline)
 };
 

@@ -79,6 +79,7 @@ WorkloadOutcome run_trace(const trace::Trace& trace, const models::SystemSpec& s
   options.activity = context.activity;
   options.ideal_locality = context.ideal_locality;
   options.dataflow_oracle = context.dataflow_oracle;
+  options.skip_host_delays = context.skip_host_delays;
   ReplayResult result = replay_trace(trace, system, options);
   WorkloadResult typed = to_workload_result(result);
   return {std::move(typed), std::move(result.activity)};

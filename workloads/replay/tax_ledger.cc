@@ -84,7 +84,7 @@ void add_times(CategoryTimes& into, const CategoryTimes& from) {
   for (std::size_t i = 0; i < into.size(); ++i) into[i] += from[i];
 }
 
-TaxLedger::TaxLedger(const trace::Trace& trace, const IntermediateMap& intermediates, const sim::Engine& engine,
+TaxLedger::TaxLedger(const trace::Trace& trace, const IntermediateMap& intermediates, sim::Engine& engine,
                      ActivityLog* log, bool record_workgroups, std::uint64_t max_recorded)
     : intermediates_(intermediates),
       trace_(trace),
@@ -128,7 +128,7 @@ void TaxLedger::close_gpu(Gpu& g) {
     category = TimeCategory::kMemory;
   } else if (total(WorkgroupState::kWait) > 0) {
     category = TimeCategory::kBulkSynchronous;
-  } else if (g.kernels_in_flight > 0) {
+  } else if (g.kernels_in_flight > 0 || g.host_delaying) {
     category = TimeCategory::kLaunchOverhead;
   } else if (g.host_blocked) {
     category = TimeCategory::kBulkSynchronous;

@@ -14,7 +14,8 @@
 // intermediates (buffers another kernel writes or reads); else an end-of-kernel release in
 // progress -> inter_kernel_locality (memory when the kernel writes no intermediate); else workgroups waiting on flags or barriers ->
 // bulk_synchronous; else a kernel enqueued and not complete (launch latency, dispatch,
-// teardown) -> launch_overhead; else the host blocked at a rank barrier or sync ->
+// teardown) -> launch_overhead; else the host busy in a delay (host-side work before its next
+// launch) -> launch_overhead; else the host blocked at a rank barrier or sync ->
 // bulk_synchronous; else idle.
 #include <array>
 #include <cstdint>
@@ -66,11 +67,14 @@ class TaxLedger {
   // `log` may be null (no slices). The engine's clock dates every change.
   // `log` may be null (nothing recorded); with a log, each GPU's breakdown over time is recorded,
   // and with `record_workgroups` also every workgroup's slices and the flag edges.
-  TaxLedger(const trace::Trace& trace, const IntermediateMap& intermediates, const sim::Engine& engine, ActivityLog* log,
+  TaxLedger(const trace::Trace& trace, const IntermediateMap& intermediates, sim::Engine& engine, ActivityLog* log,
             bool record_workgroups,
             std::uint64_t max_recorded);
 
   sim::Tick now() const { return engine_.now(); }
+  // The replay's engine, which dates every change. The hosts, which share the ledger, schedule
+  // the end of a delay (HostProgram) on it.
+  sim::Engine& engine() const { return engine_; }
   // A workgroup moves from `from` (entered at `since_ps`) to `to`.
   void workgroup(const Where& where, WorkgroupState from, sim::Tick since_ps, WorkgroupState to);
   void kernel_enqueued(std::uint32_t rank) { gpu_change(rank, [](Gpu& g) { ++g.kernels_in_flight; }); }
@@ -79,6 +83,11 @@ class TaxLedger {
   void release_finished(std::uint32_t kernel);
   void host_blocked(std::uint32_t rank, bool blocked) {
     gpu_change(rank, [blocked](Gpu& g) { g.host_blocked = blocked; });
+  }
+  // The host is busy in a delay (trace::HostOp::kDelay): a GPU with nothing else to do waits
+  // for its host to launch, which is launch overhead rather than idle time.
+  void host_delaying(std::uint32_t rank, bool delaying) {
+    gpu_change(rank, [delaying](Gpu& g) { g.host_delaying = delaying; });
   }
   // A flag store by a workgroup, and a wait it satisfied (for flow arrows).
   void flag_released(std::uint32_t home, std::uint64_t flag, std::uint32_t rank, std::uint32_t cu);
@@ -103,6 +112,7 @@ class TaxLedger {
     std::uint32_t releasing_intermediates = 0;  // end-of-kernel releases of kernels that write intermediates
     std::uint32_t releasing_results = 0;        // of the others
     bool host_blocked = false;
+    bool host_delaying = false;
     sim::Tick since_ps = 0;
     CategoryTimes times{};
   };
@@ -127,7 +137,7 @@ class TaxLedger {
 
   const IntermediateMap& intermediates_;
   const trace::Trace& trace_;
-  const sim::Engine& engine_;
+  sim::Engine& engine_;
   ActivityLog* log_;
   ActivityLog* workgroup_log_;  // log_ when workgroups are recorded, else null
   std::uint64_t max_recorded_;

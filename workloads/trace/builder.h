@@ -173,6 +173,14 @@ class TraceBuilder {
   void rank_barrier() {
     for (std::uint32_t r = 0; r < trace_.ranks; ++r) trace_.host[r].push_back({HostOp::kRankBarrier, 0});
   }
+  // The host of `rank` is busy for `delay_ps` before its next command (host-side work between
+  // launches); its streams go on meanwhile. Makes the trace version 5.
+  void host_delay(std::uint32_t rank, std::uint64_t delay_ps) {
+    trace_.host.at(rank).push_back({HostOp::kDelay, 0, delay_ps});
+  }
+  void host_delay_all(std::uint64_t delay_ps) {
+    for (std::uint32_t r = 0; r < trace_.ranks; ++r) host_delay(r, delay_ps);
+  }
 
   // Sets the trace's version to required_version (the lowest that holds it); throws
   // std::invalid_argument with validate()'s message when the trace is malformed.

@@ -78,6 +78,11 @@ std::uint32_t required_version(const Trace& t) {
   for (const Kernel& k : t.kernels) {
     if (k.collective) version = std::max(version, kCollectiveKernelVersion);
   }
+  for (const std::vector<HostCommand>& commands : t.host) {
+    for (const HostCommand& c : commands) {
+      if (c.op == HostOp::kDelay) return std::max(version, kHostDelayVersion);
+    }
+  }
   return version;
 }
 
@@ -134,7 +139,25 @@ std::optional<std::string> validate(const Trace& t) {
   std::vector<int> launched(t.kernels.size(), 0);
   if (t.host.size() != t.ranks) return fmt::format("host commands for {} ranks, trace has {}", t.host.size(), t.ranks);
   for (std::uint32_t r = 0; r < t.host.size(); ++r) {
+    std::uint64_t delays_ps = 0;
     for (const HostCommand& c : t.host[r]) {
+      if (c.op == HostOp::kDelay) {
+        if (t.version < kHostDelayVersion) {
+          return fmt::format("rank {}: a host delay needs format version {} (the trace is version {})", r,
+                             kHostDelayVersion, t.version);
+        }
+        // Each delay is checked before the sum, so the sum cannot wrap.
+        if (c.delay_ps > kMaxHostDelayPs) {
+          return fmt::format("rank {}: a host delay of {} ps (at most {} ps)", r, c.delay_ps, kMaxHostDelayPs);
+        }
+        if (delays_ps + c.delay_ps > kMaxHostDelayPs) {
+          return fmt::format("rank {}: host delays add up to more than {} ps", r, kMaxHostDelayPs);
+        }
+        delays_ps += c.delay_ps;
+      } else if (c.delay_ps != 0) {
+        // Only a delay stores the field (binary and text): elsewhere it would not survive a round trip.
+        return fmt::format("rank {}: a host command other than delay with delay_ps {}", r, c.delay_ps);
+      }
       if (c.op != HostOp::kLaunch) continue;
       if (c.kernel >= t.kernels.size()) return fmt::format("rank {}: launch of kernel {} which does not exist", r, c.kernel);
       if (t.kernels[c.kernel].rank != r) {

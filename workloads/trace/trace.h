@@ -5,7 +5,7 @@
 // rank, as a symmetric heap: a peer's copy is addressed by its rank); workgroup *programs*;
 // *kernels* (a grid of workgroups running one program on one rank's stream, with arguments
 // that give each workgroup its registers); and per rank a *host* list of commands (launch a
-// kernel, wait for the rank's streams, barrier with every rank's host).
+// kernel, wait for the rank's streams, barrier with every rank's host, be busy for a while).
 //
 // A program is a list of instructions executed in order by each workgroup, with counted loops
 // and integer registers, so one program serves a million workgroups (see expr.h). Operations:
@@ -35,11 +35,12 @@
 namespace tessera::workloads::trace {
 
 // The format version this Tessera writes for traces that need it, and the oldest it reads.
-// Version 2 added atomic_add_range, version 3 load_async and wait_load; a trace of an older
-// version is a newer one without those ops, so all are read, and a trace keeps its version when
-// written (required_version gives the lowest version that holds a trace: TraceBuilder uses it,
-// so generated traces without the new ops stay readable by an older Tessera).
-inline constexpr std::uint32_t kTraceVersion = 4;
+// Version 2 added atomic_add_range, version 3 load_async and wait_load, version 4 collective
+// kernels, version 5 the host's delay; a trace of an older version is a newer one without those,
+// so all are read, and a trace keeps its version when written (required_version gives the lowest
+// version that holds a trace: TraceBuilder uses it, so generated traces without the new ops stay
+// readable by an older Tessera, byte for byte as that one wrote them).
+inline constexpr std::uint32_t kTraceVersion = 5;
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
 // Slots of a workgroup's outstanding non-blocking loads (load_async, wait_load): 0..kNumLoadSlots-1.
 inline constexpr int kNumLoadSlots = 8;
@@ -126,11 +127,21 @@ enum class HostOp : std::uint8_t {
   kLaunch,       // enqueue kernel `kernel` on its stream (does not wait)
   kSync,         // wait until every stream of this rank is idle
   kRankBarrier,  // wait until every rank's host reaches its barrier of the same ordinal
+  // Version 5, appended so that the others keep their binary codes: the host is busy for
+  // `delay_ps` before its next command (host-side work between launches: a collective library's
+  // per-call CPU cost, an eager framework's gaps between kernels); the streams go on meanwhile.
+  kDelay,
 };
+inline constexpr std::uint32_t kHostDelayVersion = 5;
+// The longest delay (10^15 ps = 1000 s), and the most a rank's delays may add up to: far beyond
+// any host gap, and far from the 64-bit end of simulated time (about 213 days) however many
+// commands a trace holds.
+inline constexpr std::uint64_t kMaxHostDelayPs = 1'000'000'000'000'000;
 
 struct HostCommand {
   HostOp op = HostOp::kLaunch;
-  std::uint32_t kernel = 0;  // kLaunch
+  std::uint32_t kernel = 0;    // kLaunch
+  std::uint64_t delay_ps = 0;  // kDelay
 };
 
 struct Trace {
@@ -145,12 +156,13 @@ struct Trace {
   std::optional<std::uint32_t> find_program(std::string_view name) const;
 };
 
-// The lowest format version that holds `trace`: 3 when it uses load_async or wait_load, 2 when
-// it uses atomic_add_range, else 1.
+// The lowest format version that holds `trace`: 5 when a host has a delay, 4 when a kernel is
+// collective, 3 when it uses load_async or wait_load, 2 when it uses atomic_add_range, else 1.
 std::uint32_t required_version(const Trace& trace);
 
 // Structural checks (a version this Tessera reads and that has every op used, indices in range, loops balanced and at most kNumLoopVars deep, registers
-// in range, every kernel launched exactly once by its own rank's host, sizes positive). Returns
+// in range, every kernel launched exactly once by its own rank's host, sizes positive, each
+// rank's delays at most kMaxHostDelayPs in all). Returns
 // the first problem, naming the program/instruction or kernel, or nullopt.
 std::optional<std::string> validate(const Trace& trace);
 

@@ -23,7 +23,7 @@ constexpr std::size_t kMinInstrBytes = 6 + 4;                   // five enums an
 constexpr std::size_t kMinExprBytes = 8 + 1;                    // constant, term count
 constexpr std::size_t kMinKernelBytes = 4 + 4 + 4 + 8 + 4 + 4 + 4 + 1;  // ..., argument count
 constexpr std::size_t kHostListBytes = 4;                       // command count
-constexpr std::size_t kHostCommandBytes = 1 + 4;                // op, kernel
+constexpr std::size_t kHostCommandBytes = 1 + 4;                // op, kernel (a delay adds its u64)
 
 // An instruction stores only the expressions that differ from the default (a constant 0);
 // bit i of its mask says that expression i of (a, b, c, d, e) follows.
@@ -259,6 +259,8 @@ void write_trace_binary(std::ostream& out, const Trace& t) {
     for (const HostCommand& c : cmds) {
       w.u8(static_cast<std::uint8_t>(c.op));
       w.u32(c.kernel);
+      // Only a delay has the field, so traces without one are written as before version 5.
+      if (c.op == HostOp::kDelay) w.u64(c.delay_ps);
     }
   }
 }
@@ -347,8 +349,20 @@ Trace read_trace_binary(std::istream& in, const std::string& file_name) {
     for (std::uint32_t c = 0; c < n; ++c) {
       r.at({"rank", rank, "host command", c});
       HostCommand cmd;
-      cmd.op = r.enumerated("op", HostOp::kRankBarrier);
+      const std::size_t op_at = r.offset();
+      cmd.op = r.enumerated("op", HostOp::kDelay);
+      if (cmd.op == HostOp::kDelay && t.version < kHostDelayVersion) {
+        r.fail_field(op_at, "op", fmt::format("{} (delay) needs format version {} (the file is version {}; corrupt)",
+                                              static_cast<int>(HostOp::kDelay), kHostDelayVersion, t.version));
+      }
       cmd.kernel = r.u32("kernel");
+      if (cmd.op == HostOp::kDelay) {
+        const std::size_t delay_at = r.offset();
+        cmd.delay_ps = r.u64("delay_ps");
+        if (cmd.delay_ps > kMaxHostDelayPs) {
+          r.fail_field(delay_at, "delay_ps", fmt::format("{} is too large (at most {}; corrupt)", cmd.delay_ps, kMaxHostDelayPs));
+        }
+      }
       t.host[rank].push_back(cmd);
     }
   }

@@ -34,7 +34,7 @@ constexpr std::array<Compare, 6> kCompares = {Compare::kEq, Compare::kNe, Compar
                                                Compare::kGt, Compare::kLe, Compare::kLt};
 constexpr std::array<Dtype, 4> kDtypes = {Dtype::kFp16, Dtype::kBf16, Dtype::kFp8, Dtype::kFp32};
 constexpr std::array<BarrierScope, 3> kScopes = {BarrierScope::kWorkgroup, BarrierScope::kDevice, BarrierScope::kAllRanks};
-constexpr std::array<HostOp, 3> kHostOps = {HostOp::kLaunch, HostOp::kSync, HostOp::kRankBarrier};
+constexpr std::array<HostOp, 4> kHostOps = {HostOp::kLaunch, HostOp::kSync, HostOp::kRankBarrier, HostOp::kDelay};
 constexpr std::array<OpKind, 14> kOpKinds = {OpKind::kCompute,    OpKind::kLoad,    OpKind::kStore,   OpKind::kAtomicAdd,
                                              OpKind::kAtomicXchg, OpKind::kRelease, OpKind::kWait,    OpKind::kBarrier,
                                              OpKind::kLoop,       OpKind::kEndLoop, OpKind::kSet,     OpKind::kAtomicAddRange,
@@ -58,6 +58,7 @@ std::string_view host_op_text(HostOp op) {
     case HostOp::kLaunch: return "launch";
     case HostOp::kSync: return "sync";
     case HostOp::kRankBarrier: return "rank_barrier";
+    case HostOp::kDelay: return "delay";
   }
   return "?";
 }
@@ -578,11 +579,16 @@ class TextReader {
 
   void read_host(const json& j) {
     static const std::vector<std::string> kLaunchKeys = {"host", "rank", "kernel"};
+    static const std::vector<std::string> kDelayKeys = {"host", "rank", "delay_ps"};
     static const std::vector<std::string> kOtherKeys = {"host", "rank"};
     const Fields f(*this, j, "");
     const HostOp op = choose(*f.find("host"), "host", "host command", kHostOps, host_op_text);
+    if (op == HostOp::kDelay && trace_.version < kHostDelayVersion) {
+      fail("host", fmt::format("delay needs format version {} (the header says {})", kHostDelayVersion, trace_.version));
+    }
     const std::string what = fmt::format("a {} command", host_op_text(op));
-    f.allow_only(op == HostOp::kLaunch ? kLaunchKeys : kOtherKeys, what);
+    f.allow_only(op == HostOp::kLaunch ? kLaunchKeys : op == HostOp::kDelay ? kDelayKeys : kOtherKeys, what);
+    const std::uint64_t delay_ps = op == HostOp::kDelay ? f.unsigned_int("delay_ps", what, kMaxHostDelayPs) : 0;
     std::optional<std::uint32_t> rank;
     if (const json* r = f.find("rank")) {
       rank = static_cast<std::uint32_t>(unsigned_of(*r, "rank", std::numeric_limits<std::uint32_t>::max()));
@@ -594,12 +600,13 @@ class TextReader {
                                "of the {} ranks)", kMaxHostCommands, trace_.ranks));
     }
     num_host_commands_ += added;
+    if (op == HostOp::kDelay) add_delay(rank, delay_ps);
     if (op != HostOp::kLaunch) {
       // Without a rank: the command is on every rank.
       if (rank) {
-        trace_.host[*rank].push_back({op, 0});
+        trace_.host[*rank].push_back({op, 0, delay_ps});
       } else {
-        for (std::vector<HostCommand>& commands : trace_.host) commands.push_back({op, 0});
+        for (std::vector<HostCommand>& commands : trace_.host) commands.push_back({op, 0, delay_ps});
       }
       return;
     }
@@ -611,6 +618,19 @@ class TextReader {
     trace_.host[kn.rank].push_back({HostOp::kLaunch, k});
   }
 
+  // Keeps each rank's delays within kMaxHostDelayPs in all (validate's rule), so that the line
+  // that passes it is the one named. Without a rank, the delay is on every rank.
+  void add_delay(std::optional<std::uint32_t> rank, std::uint64_t delay_ps) {
+    if (delays_ps_.empty()) delays_ps_.assign(trace_.ranks, 0);
+    for (std::uint32_t r = rank.value_or(0); r < (rank ? *rank + 1 : trace_.ranks); ++r) {
+      // delay_ps is at most kMaxHostDelayPs and so is the sum before it: no wrap.
+      if (delays_ps_[r] + delay_ps > kMaxHostDelayPs) {
+        fail("delay_ps", fmt::format("rank {}'s host delays add up to {} ps, more than {} ps", r, delays_ps_[r] + delay_ps,
+                                     kMaxHostDelayPs));
+      }
+      delays_ps_[r] += delay_ps;
+    }
+  }
 
   // A launch names its kernel by index (the count of kernel records before it) or by a name
   // that is unique among the kernels of its rank.
@@ -655,6 +675,7 @@ class TextReader {
   std::vector<std::uint64_t> kernel_lines_;  // the line of each kernel record
   std::vector<bool> launched_;
   std::uint64_t num_host_commands_ = 0;  // over all ranks, against kMaxHostCommands
+  std::vector<std::uint64_t> delays_ps_;  // per rank, the host delays so far (empty until the first)
 };
 
 using ojson = nlohmann::ordered_json;
@@ -730,6 +751,7 @@ void write_host(std::ostream& out, const Trace& t) {
     o["host"] = host_op_text(c.op);
     o["rank"] = rank;
     if (c.op == HostOp::kLaunch) o["kernel"] = c.kernel;
+    if (c.op == HostOp::kDelay) o["delay_ps"] = c.delay_ps;
     out << o.dump() << "\n";
   };
   // When every rank has the same number of barriers (always, in a trace that can run), write

@@ -24,6 +24,7 @@ struct RunOptions {
   // point's config hash: a wall-clock limit says nothing about the system or the workload).
   bool ideal_locality = false;   // `run --ablate locality` (ReplayOptions)
   bool dataflow_oracle = false;  // `run --ablate sync` (ReplayOptions)
+  bool skip_host_delays = false;  // `run --ablate launch` (ReplayOptions)
   std::optional<std::chrono::nanoseconds> max_wall;  // `--max-wall`: stop after this much wall time (incomplete)
   const std::atomic<bool>* stop_requested = nullptr;  // a sweep's interrupt flag (sim/app/interrupt.h)
 };

@@ -35,7 +35,8 @@ RunOutcome run_workload(const RunSpec& spec, workloads::replay::ActivityDetail a
                                       .seed = spec.options.seed,
                                       .activity = activity,
                                       .ideal_locality = spec.options.ideal_locality,
-                                      .dataflow_oracle = spec.options.dataflow_oracle};
+                                      .dataflow_oracle = spec.options.dataflow_oracle,
+                                      .skip_host_delays = spec.options.skip_host_delays};
   workloads::WorkloadOutcome outcome = spec.workload.run(spec.system, context);
   r.result = std::move(outcome.result);
   out.activity = std::move(outcome.activity);

@@ -132,6 +132,8 @@ class Runner {
             return progress;
           }
         }
+      } else if (c.op == trace::HostOp::kDelay) {
+        // Untimed: a host delay orders nothing.
       } else {
         if (!at_barrier_[r]) {
           at_barrier_[r] = true;

@@ -60,6 +60,7 @@ inline void check_same(const Trace& x, const Trace& y) {
     for (std::size_t i = 0; i < x.host[r].size(); ++i) {
       CHECK(x.host[r][i].op == y.host[r][i].op);
       CHECK(x.host[r][i].kernel == y.host[r][i].kernel);
+      CHECK(x.host[r][i].delay_ps == y.host[r][i].delay_ps);
     }
   }
 }
@@ -120,6 +121,24 @@ inline Trace sample_trace() {
   t.launch({"tail", 2, 1, 1, small, {}, 0, 0});
   t.sync(2);
   t.rank_barrier();
+  return std::move(t).build();
+}
+
+// Two ranks, version 5: host delays on one rank and on both (with zero and with the longest
+// delay), between launches, syncs and a barrier.
+inline Trace delay_trace() {
+  TraceBuilder t(2);
+  ProgramBuilder p("p");
+  p.compute(1000);
+  const auto prog = t.program(std::move(p));
+  t.launch({"a", 0, 0, 4, prog, {}, 0, 0});
+  t.host_delay(0, 10'000'000);
+  t.launch({"b", 0, 0, 4, prog, {}, 0, 0});
+  t.host_delay_all(0);
+  t.sync_all();
+  t.rank_barrier();
+  t.host_delay(1, kMaxHostDelayPs);
+  t.launch({"c", 1, 1, 2, prog, {}, 0, 0});
   return std::move(t).build();
 }
 

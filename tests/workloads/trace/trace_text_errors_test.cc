@@ -79,10 +79,10 @@ TEST_CASE("the header: first, once, the right version, sensible ranks") {
   CHECK(error_of({}) == R"(t.jsonl: no header: the first line must be {"tessera_trace": 1, "ranks": N})");
   check_error({kBuffer}, "t.jsonl:1: the first record must be the header");
   check_error({kHeader, kHeader}, "t.jsonl:2: tessera_trace: a second header");
-  check_error({R"({"tessera_trace": 5, "ranks": 2})"},
-              "t.jsonl:1: tessera_trace: format version 5 (this Tessera reads versions 1 to 4)");
+  check_error({R"({"tessera_trace": 6, "ranks": 2})"},
+              "t.jsonl:1: tessera_trace: format version 6 (this Tessera reads versions 1 to 5)");
   check_error({R"({"tessera_trace": 0, "ranks": 2})"},
-              "t.jsonl:1: tessera_trace: format version 0 (this Tessera reads versions 1 to 4)");
+              "t.jsonl:1: tessera_trace: format version 0 (this Tessera reads versions 1 to 5)");
   check_error({R"({"tessera_trace": 1, "ranks": 0})"}, "t.jsonl:1: ranks: must be at least 1");
   check_error({R"({"tessera_trace": 1, "ranks": -2})"}, "t.jsonl:1: ranks: must not be negative");
   check_error({R"({"tessera_trace": 1, "ranks": 4000000000})"}, "t.jsonl:1: ranks: 4000000000 is too large");
@@ -214,4 +214,29 @@ TEST_CASE("a kernel's collective: true or false, version 4 only") {
               "t.jsonl:4: collective: expected true or false, got 1");
   CHECK(error_of({kHeader, kBuffer, kProgram, collective, kLaunch}).find("collective needs format version 4") !=
         std::string::npos);
+}
+
+TEST_CASE("a host delay: version 5 only, delay_ps an integer from 0 to 10^15, a rank's delays within 10^15 in all") {
+  const std::string v5 = R"({"tessera_trace": 5, "ranks": 2})";
+  CHECK(error_of({v5, kProgram, kKernel, kLaunch, R"({"host": "delay", "rank": 0, "delay_ps": 10000000})",
+                  R"({"host": "delay", "delay_ps": 0})", R"({"host": "delay", "rank": 1, "delay_ps": 1000000000000000})"}) ==
+        "");
+  check_error({R"({"tessera_trace": 4, "ranks": 2})", R"({"host": "delay", "rank": 0, "delay_ps": 5})"},
+              "t.jsonl:2: host: delay needs format version 5 (the header says 4)");
+  check_error({v5, R"({"host": "delay", "rank": 0})"}, "t.jsonl:2: missing key 'delay_ps' (a delay command needs it)");
+  check_error({v5, R"({"host": "delay", "rank": 0, "delay_ps": -1})"}, "t.jsonl:2: delay_ps: must not be negative, got -1");
+  check_error({v5, R"({"host": "delay", "rank": 0, "delay_ps": 1.5})"}, "t.jsonl:2: delay_ps: expected an integer, got 1.5");
+  check_error({v5, R"({"host": "delay", "rank": 0, "delay_ps": "10 us"})"},
+              R"(t.jsonl:2: delay_ps: expected a non-negative integer, got "10 us")");
+  check_error({v5, R"({"host": "delay", "rank": 0, "delay_ps": 1000000000000001})"},
+              "t.jsonl:2: delay_ps: 1000000000000001 is too large (at most 1000000000000000)");
+  check_error({v5, R"({"host": "delay", "rank": 0, "delay_ps": 18446744073709551616})"}, "t.jsonl:2: delay_ps: ");
+  check_error({v5, R"({"host": "delay", "rank": 2, "delay_ps": 5})"}, "t.jsonl:2: rank: rank 2 of a 2-rank trace");
+  check_error({v5, R"({"host": "delay", "rank": 0, "delay_sp": 5})"}, "t.jsonl:2: delay_sp: unknown key; did you mean 'delay_ps'?");
+  check_error({v5, R"({"host": "sync", "delay_ps": 5})"}, "t.jsonl:2: delay_ps: unknown key (a sync command has: host, rank)");
+  check_error({v5, R"({"host": "dleay", "delay_ps": 5})"}, "t.jsonl:2: host: unknown host command 'dleay'; did you mean 'delay'?");
+  // The sum is checked at the line that passes it, on the rank it passes on.
+  check_error({v5, R"({"host": "delay", "rank": 1, "delay_ps": 600000000000000})",
+               R"({"host": "delay", "delay_ps": 600000000000000})"},
+              "t.jsonl:3: delay_ps: rank 1's host delays add up to 1200000000000000 ps, more than 1000000000000000 ps");
 }

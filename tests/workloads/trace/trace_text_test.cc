@@ -125,3 +125,58 @@ TEST_CASE("the committed example reads and validates") {
   CHECK(pull.instrs[0].buffer == 0);
   CHECK(pull.instrs[1].kind == OpKind::kLoad);
 }
+
+TEST_CASE("host delays: version 5, written with their rank and delay_ps, read back equal") {
+  const Trace original = test::delay_trace();
+  CHECK(original.version == 5u);
+  CHECK(required_version(original) == kHostDelayVersion);
+  const std::string text = text_of(original);
+  CHECK(text.rfind(R"({"tessera_trace":5,"ranks":2})" "\n", 0) == 0);
+  CHECK(text.find(R"({"host":"launch","rank":0,"kernel":0})" "\n"
+                  R"({"host":"delay","rank":0,"delay_ps":10000000})" "\n"
+                  R"({"host":"launch","rank":0,"kernel":1})" "\n"
+                  R"({"host":"delay","rank":0,"delay_ps":0})" "\n") != std::string::npos);
+  CHECK(text.find(R"({"host":"delay","rank":1,"delay_ps":1000000000000000})") != std::string::npos);
+  const Trace back = read_text(text);
+  test::check_same(original, back);
+  CHECK(text_of(back) == text);
+}
+
+TEST_CASE("a delay without a rank is on every rank, and delay_ps may be a float with a whole value") {
+  const Trace t = read_text(R"({"tessera_trace": 5, "ranks": 2})" "\n"
+                            R"({"host": "delay", "delay_ps": 2.5e6})" "\n"
+                            R"({"host": "delay", "rank": 1, "delay_ps": 7})" "\n");
+  REQUIRE(t.host[0].size() == 1);
+  REQUIRE(t.host[1].size() == 2);
+  CHECK(t.host[0][0].op == HostOp::kDelay);
+  CHECK(t.host[0][0].delay_ps == 2'500'000u);
+  CHECK(t.host[1][0].delay_ps == 2'500'000u);
+  CHECK(t.host[1][1].delay_ps == 7u);
+}
+
+// Traces without a delay are written as before version 5, to the byte: the header keeps the
+// lowest version that holds them and a host command has no delay field.
+TEST_CASE("a trace without a delay keeps its version and its text") {
+  TraceBuilder b(2);
+  const auto x = b.buffer("x", 4096);
+  ProgramBuilder p("p");
+  p.store(x, rank(), 0, 4096);
+  const auto prog = b.program(std::move(p));
+  b.launch({"k", 0, 0, 1, prog, {}, 0, 0});
+  b.launch({"k", 1, 0, 1, prog, {}, 0, 0});
+  b.sync_all();
+  b.rank_barrier();
+  const Trace t = std::move(b).build();
+  CHECK(t.version == 1u);
+  CHECK(text_of(t) == R"({"tessera_trace":1,"ranks":2})" "\n"
+                      R"({"buffer":"x","bytes":4096})" "\n"
+                      R"({"program":"p","ops":[{"op":"store","buffer":"x","rank":"rank","offset":0,"bytes":4096}]})" "\n"
+                      R"({"kernel":"k","rank":0,"stream":0,"grid":1,"program":"p"})" "\n"
+                      R"({"kernel":"k","rank":1,"stream":0,"grid":1,"program":"p"})" "\n"
+                      R"({"host":"launch","rank":0,"kernel":0})" "\n"
+                      R"({"host":"sync","rank":0})" "\n"
+                      R"({"host":"launch","rank":1,"kernel":1})" "\n"
+                      R"({"host":"sync","rank":1})" "\n"
+                      R"({"host":"rank_barrier"})" "\n");
+  CHECK(test::sample_trace().version == 3u);
+}
