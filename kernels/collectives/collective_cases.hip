@@ -1,6 +1,9 @@
-// nccl_all_reduce, nccl_all_gather, nccl_reduce_scatter: the vendor library's collective on every rank of this one
-// process, one communicator per GPU (ncclCommInitAll), every call of an iteration inside one ncclGroupStart /
-// ncclGroupEnd, as nccl-tests runs several GPUs from one thread (its -g option).
+// nccl_all_reduce, nccl_all_gather, nccl_reduce_scatter, nccl_broadcast, nccl_reduce, nccl_all_to_all: the vendor
+// library's collective on every rank of this one process, one communicator per GPU (ncclCommInitAll), every call of
+// an iteration inside one ncclGroupStart / ncclGroupEnd, as nccl-tests runs several GPUs from one thread (its -g
+// option). Broadcast and reduce have root 0 (nccl-tests' default, -r 0); all-to-all is nccl-tests' send/receive
+// form (src/alltoall.cu, for NCCL before 2.28): each rank an ncclSend and an ncclRecv of size / n to and from every
+// rank, itself included, all inside the group.
 //
 // Sizes, algbw and busbw follow nccl-tests (collectives/collective_sizes.h). Timing follows nccl-tests too, not the
 // harness's flushed, gated iterations: `--warmup` collectives, then `--repeats` samples, each `iters` collectives
@@ -63,6 +66,14 @@ nlohmann::json library_environment() {
   return out;
 }
 
+// The variables that change the library's algorithm, protocol and channel choices (NCCL_ALGO, NCCL_PROTO,
+// NCCL_MAX_NCHANNELS, NCCL_MIN_NCHANNELS), those that are set: library.env.
+nlohmann::json choice_environment() {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : collective_choice_environment()) out[key] = value;
+  return out;
+}
+
 class Collective final : public Case {
  public:
   Collective(CollectiveOp op, const Params& params, int ranks)
@@ -94,6 +105,9 @@ class Collective final : public Case {
   void setup(Context& context) override {
     const std::size_t all = static_cast<std::size_t>(size_.bytes);
     const std::size_t one = static_cast<std::size_t>(size_.count) * element_bytes_;
+    // Each rank's part (all_gather sends it, reduce_scatter receives it); every other op sends and receives the
+    // whole size (broadcast's send buffer counts on the root alone and reduce's receive buffer on the root alone,
+    // but every rank has both, as in nccl-tests).
     send_bytes_ = op_ == CollectiveOp::all_gather ? one : all;
     receive_bytes_ = op_ == CollectiveOp::reduce_scatter ? one : all;
     std::vector<int> devices;
@@ -171,7 +185,9 @@ class Collective final : public Case {
     // Each rounding of a sum of positive values errs by at most u times that partial sum, at most the final sum:
     // n - 1 additions err by at most (n - 1) u of the largest reference value. Twice that; a copy is exact.
     const double unit_roundoff = element_bytes_ == 2 ? 1.0 / 2048 : 1.0 / 16777216;
-    const double tolerance = op_ == CollectiveOp::all_gather ? 0.0 : 2.0 * (ranks - 1) * unit_roundoff;
+    const bool sums = op_ == CollectiveOp::all_reduce || op_ == CollectiveOp::reduce_scatter ||
+                      op_ == CollectiveOp::reduce;
+    const double tolerance = sums ? 2.0 * (ranks - 1) * unit_roundoff : 0.0;
     auto input = [&](int rank, std::size_t index) -> double {
       const float value = uniform_value(seeds_[rank], index, kLow, kHigh);
       return element_bytes_ == 2 ? half_rounded(value) : value;
@@ -179,7 +195,10 @@ class Collective final : public Case {
     CheckResult all;
     std::size_t checked = 0;
     const std::vector<Window> windows = sampled_windows(elements, kCheckWindow, kCheckBudget);
+    int ranks_checked = 0;
     for (int rank = 0; rank < ranks; ++rank) {
+      // Reduce defines the root's output alone.
+      if (op_ == CollectiveOp::reduce && rank != kCollectiveRoot) continue;
       std::vector<float> got;
       std::vector<double> expected;
       for (const Window& window : windows) {
@@ -200,16 +219,33 @@ class Collective final : public Case {
             case CollectiveOp::reduce_scatter:
               for (int source = 0; source < ranks; ++source) reference += input(source, rank * count + i);
               break;
+            case CollectiveOp::broadcast:
+              reference = input(kCollectiveRoot, i);
+              break;
+            case CollectiveOp::reduce:
+              for (int source = 0; source < ranks; ++source) reference += input(source, i);
+              break;
+            case CollectiveOp::all_to_all:
+              // The i-th value of rank `rank`'s receive buffer came from peer i / count, from that peer's part
+              // for `rank`.
+              reference = input(static_cast<int>(i / count), rank * count + i % count);
+              break;
           }
           expected.push_back(reference);
         }
       }
       const CheckResult one = compare_relative(got, expected, tolerance, "rank " + std::to_string(rank));
-      all = rank == 0 ? one : combine(all, one);
+      all = ranks_checked == 0 ? one : combine(all, one);
       checked += got.size();
+      ++ranks_checked;
     }
-    all.detail += " (" + std::string(collective_op_name(op_)) + ", " + dtype_ + ": " + std::to_string(checked) +
-                  " output values over " + std::to_string(ranks) + " ranks, of " + std::to_string(elements) +
+    const std::string root =
+        collective_has_root(op_) ? ", root " + std::to_string(kCollectiveRoot) +
+                                       (op_ == CollectiveOp::reduce ? " (the only output reduce defines)" : "")
+                                 : "";
+    all.detail += " (" + std::string(collective_op_name(op_)) + root + ", " + dtype_ + ": " +
+                  std::to_string(checked) + " output values over " + std::to_string(ranks_checked) +
+                  " ranks, of " + std::to_string(elements) +
                   " per rank, in windows of " + std::to_string(kCheckWindow) +
                   " spread evenly when larger than " + std::to_string(kCheckBudget) +
                   "; inputs uniform in [0.5, 1) with a seed per rank; reference in double)";
@@ -223,6 +259,7 @@ class Collective final : public Case {
     metrics["size_requested_bytes"] = size_.requested_bytes;
     metrics["size_rounded_up"] = size_.rounded_up();
     metrics["count"] = size_.count;
+    if (collective_has_root(op_)) metrics["root"] = kCollectiveRoot;
     metrics["dtype"] = dtype_;
     metrics["ranks"] = context.ranks();
     metrics["bus_factor"] = factor;
@@ -247,6 +284,9 @@ class Collective final : public Case {
       library["version_code"] = library_->version_code;
       library["path"] = library_->path;
     }
+    // The variables that change the library's choices, those set (NCCL_ALGO, NCCL_PROTO, NCCL_MAX_NCHANNELS,
+    // NCCL_MIN_NCHANNELS); `environment` below lists every NCCL_* variable.
+    library["env"] = choice_environment();
     result["library"] = library;
     result["environment"] = library_environment();
   }
@@ -254,7 +294,8 @@ class Collective final : public Case {
  private:
   int data_type() const { return element_bytes_ == 2 ? CollectiveLibrary::kFloat16 : CollectiveLibrary::kFloat32; }
 
-  // One collective on every rank: one call per communicator inside one group (a single thread drives every GPU).
+  // One collective on every rank: one call per communicator inside one group (a single thread drives every GPU);
+  // all_to_all: an ncclSend and an ncclRecv per rank and peer, all in the group.
   void issue(Context& context) {
     const CollectiveLibrary& lib = *library_;
     lib.check(lib.group_start(), "ncclGroupStart");
@@ -280,6 +321,30 @@ class Collective final : public Case {
           result = lib.reduce_scatter(send_[rank], receive_[rank], count, data_type(), CollectiveLibrary::kSum,
                                       comms_[rank], stream);
           break;
+        case CollectiveOp::broadcast:
+          call = "ncclBroadcast";
+          result = lib.broadcast(send_[rank], receive_[rank], count, data_type(), kCollectiveRoot, comms_[rank],
+                                 stream);
+          break;
+        case CollectiveOp::reduce:
+          call = "ncclReduce";
+          result = lib.reduce(send_[rank], receive_[rank], count, data_type(), CollectiveLibrary::kSum,
+                              kCollectiveRoot, comms_[rank], stream);
+          break;
+        case CollectiveOp::all_to_all: {
+          // nccl-tests' alltoall: to and from every rank r (itself included) the r-th part, in rank order.
+          const std::size_t part = count * element_bytes_;
+          for (int peer = 0; peer < context.ranks() && result == CollectiveLibrary::kSuccess; ++peer) {
+            call = "ncclSend";
+            result = lib.send(static_cast<const char*>(send_[rank]) + peer * part, count, data_type(), peer,
+                              comms_[rank], stream);
+            if (result != CollectiveLibrary::kSuccess) break;
+            call = "ncclRecv";
+            result = lib.receive(static_cast<char*>(receive_[rank]) + peer * part, count, data_type(), peer,
+                                 comms_[rank], stream);
+          }
+          break;
+        }
       }
       if (result != CollectiveLibrary::kSuccess && first_error == CollectiveLibrary::kSuccess) {
         first_error = result;
@@ -324,11 +389,13 @@ CaseInfo collective_case(CollectiveOp op, const std::string& what, const std::st
     const std::string dtype = params.text("dtype");
     const CollectiveSize size = collective_size(op, params.integer("size"), collective_element_bytes(dtype), ranks);
     // No Tessera workload runs a vendor collective: calibrate lists these results as unused (no fit reads them).
-    return nlohmann::json{{"kind", "collective"},
-                          {"op", collective_op_name(op)},
-                          {"bytes", bytes_text(size.bytes)},
-                          {"dtype", dtype},
-                          {"library", kLibraryName}};
+    nlohmann::json workload{{"kind", "collective"},
+                            {"op", collective_op_name(op)},
+                            {"bytes", bytes_text(size.bytes)},
+                            {"dtype", dtype},
+                            {"library", kLibraryName}};
+    if (collective_has_root(op)) workload["root"] = kCollectiveRoot;
+    return workload;
   };
   return info;
 }
@@ -351,10 +418,30 @@ CaseInfo nccl_reduce_scatter_case() {
                          "the send buffer, n x each rank's result");
 }
 
+CaseInfo nccl_broadcast_case() {
+  return collective_case(CollectiveOp::broadcast, "broadcast of rank 0's buffer to every rank",
+                         "the buffer (root 0's send buffer, every rank's receive buffer)");
+}
+
+CaseInfo nccl_reduce_case() {
+  return collective_case(CollectiveOp::reduce, "reduce (sum) of every rank's buffer into rank 0's",
+                         "the buffer on each rank (the sum lands on root 0)");
+}
+
+CaseInfo nccl_all_to_all_case() {
+  return collective_case(CollectiveOp::all_to_all,
+                         "all-to-all: every rank sends its r-th 1/n to rank r (ncclSend/ncclRecv in one group, as "
+                         "nccl-tests' alltoall)",
+                         "each rank's whole send buffer, n x each peer's part");
+}
+
 void append_collective_cases(std::vector<CaseInfo>& cases) {
   cases.push_back(nccl_all_reduce_case());
   cases.push_back(nccl_all_gather_case());
   cases.push_back(nccl_reduce_scatter_case());
+  cases.push_back(nccl_broadcast_case());
+  cases.push_back(nccl_reduce_case());
+  cases.push_back(nccl_all_to_all_case());
 }
 
 }  // namespace tk

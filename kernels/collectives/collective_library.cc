@@ -35,6 +35,15 @@ void CollectiveLibrary::check(Result result, const char* call) const {
                            std::to_string(result) + ")");
 }
 
+std::vector<std::pair<std::string, std::string>> collective_choice_environment() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const char* variable : kCollectiveChoiceVariables) {
+    const char* value = std::getenv(variable);
+    if (value != nullptr) out.emplace_back(variable, value);
+  }
+  return out;
+}
+
 CollectiveLibrary open_collective_library(const std::string& name, const std::vector<std::string>& candidates) {
   std::string tried;
   void* handle = nullptr;
@@ -65,6 +74,10 @@ CollectiveLibrary open_collective_library(const std::string& name, const std::ve
   bind(handle, "ncclAllReduce", library.all_reduce, missing);
   bind(handle, "ncclAllGather", library.all_gather, missing);
   bind(handle, "ncclReduceScatter", library.reduce_scatter, missing);
+  bind(handle, "ncclBroadcast", library.broadcast, missing);
+  bind(handle, "ncclReduce", library.reduce, missing);
+  bind(handle, "ncclSend", library.send, missing);  // NCCL 2.7 and later
+  bind(handle, "ncclRecv", library.receive, missing);
   // The file actually opened (a bare name is resolved by the dynamic loader's search).
   library.path = opened;
   if (library.get_version != nullptr) {

@@ -3,9 +3,10 @@
 // message instead (docs/kernels.md, "Collectives").
 //
 // Only the entry points the cases call are declared, with the C signatures and enumerator values of the public
-// nccl.h (RCCL's rccl.h declares the same): no header of either library is needed to build. Enumerations travel
-// as int (a C enum whose values fit an int is passed as one on x86-64 and AArch64), the communicator is an opaque
-// pointer and the stream is passed as void* (cudaStream_t and hipStream_t are both pointers).
+// nccl.h (https://github.com/NVIDIA/nccl/blob/master/src/nccl.h.in; RCCL's rccl.h declares the same): no header
+// of either library is needed to build. Enumerations travel as int (a C enum whose values fit an int is passed as
+// one on x86-64 and AArch64), the communicator is an opaque pointer and the stream is passed as void* (cudaStream_t
+// and hipStream_t are both pointers). ncclSend and ncclRecv exist from NCCL 2.7 on.
 //
 // Host-only: no GPU runtime header, so the tests in tests/kernels/ load (and fail to load) it without a GPU.
 #pragma once
@@ -53,6 +54,20 @@ struct CollectiveLibrary {
   //                                ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
   Result (*reduce_scatter)(const void* send, void* receive, std::size_t receive_count, int datatype, int op,
                            Comm comm, void* stream) = nullptr;
+  // ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
+  //                            ncclComm_t comm, cudaStream_t stream);
+  Result (*broadcast)(const void* send, void* receive, std::size_t count, int datatype, int root, Comm comm,
+                      void* stream) = nullptr;
+  // ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+  //                         ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
+  Result (*reduce)(const void* send, void* receive, std::size_t count, int datatype, int op, int root, Comm comm,
+                   void* stream) = nullptr;
+  // ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+  //                       cudaStream_t stream);
+  Result (*send)(const void* send, std::size_t count, int datatype, int peer, Comm comm, void* stream) = nullptr;
+  // ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+  //                       cudaStream_t stream);
+  Result (*receive)(void* receive, std::size_t count, int datatype, int peer, Comm comm, void* stream) = nullptr;
 
   std::string name;          // "NCCL" or "RCCL"
   std::string path;          // the file the dynamic loader opened
@@ -79,6 +94,15 @@ struct CollectiveLibraryMissing : std::exception {
 };
 const CollectiveLibrary& load_collective_library(const std::string& name,
                                                  const std::vector<std::string>& default_names);
+
+// The variables that change which algorithm, protocol and how many channels NCCL (and RCCL) choose, in this order;
+// every collective result records those that are set under library.env (docs/kernels.md, "Collectives").
+inline constexpr const char* kCollectiveChoiceVariables[] = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_MAX_NCHANNELS",
+                                                             "NCCL_MIN_NCHANNELS"};
+
+// The kCollectiveChoiceVariables that are set in this process's environment (set to "" counts as set), with their
+// values, in that order.
+std::vector<std::pair<std::string, std::string>> collective_choice_environment();
 
 // One attempt, not cached (the tests use it): loads from `candidates` in order.
 CollectiveLibrary open_collective_library(const std::string& name, const std::vector<std::string>& candidates);

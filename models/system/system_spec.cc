@@ -199,6 +199,15 @@ const Schema<InterconnectSpec>& interconnect_schema() {
   return s;
 }
 
+const Schema<HostSpec>& host_schema() {
+  static const Schema<HostSpec> s =
+      Schema<HostSpec>("host", "the host's software costs between kernels")
+          .time("collective_call", &HostSpec::collective_call_ps,
+                "CPU time per GPU of one collective-library call (NCCL/RCCL enqueue and launch); a thread issuing "
+                "R GPUs' calls spends R times this per collective; 0 s: free (kind collective, host: one_thread)");
+  return s;
+}
+
 }  // namespace
 
 const Schema<SystemSpec>& system_schema() {
@@ -210,6 +219,7 @@ const Schema<SystemSpec>& system_schema() {
           .range(1, 1024)
           .nested("gpu", &SystemSpec::gpu, gpu_schema())
           .nested("interconnect", &SystemSpec::interconnect, interconnect_schema())
+          .nested("host", &SystemSpec::host, host_schema())
           .check([](const SystemSpec& sys) -> std::optional<std::string> {
             const auto& ic = sys.interconnect;
             if (sys.num_gpus > 1 && ic.topology == "none") return "a system of several GPUs needs an interconnect topology";

@@ -107,12 +107,21 @@ struct GpuSpec {
   AtomicSpec atomics;
 };
 
+// What the host's software costs between kernels: CPU time the GPUs wait for when the host
+// issues slower than they run (the launch-overhead tax of small collectives).
+struct HostSpec {
+  // CPU time per GPU of one vendor-library collective call (NCCL's or RCCL's enqueue and launch):
+  // a host thread issuing R GPUs' calls spends R times this per collective.
+  sim::Tick collective_call_ps = 0;
+};
+
 struct SystemSpec {
   std::string name = "unnamed";
   std::string description;
   std::uint32_t num_gpus = 1;
   GpuSpec gpu;
   InterconnectSpec interconnect;
+  HostSpec host;
 };
 
 const sim::config::Schema<SystemSpec>& system_schema();

@@ -84,8 +84,11 @@ std::string render_collective(const workloads::CollectiveFigures& c) {
   TextTable t({"size (B)", "count (elements)", "type", "iterations", "time (us)", "algbw (GB/s)", "busbw (GB/s)"});
   t.add_row({std::to_string(c.size_bytes), std::to_string(c.count), c.dtype, std::to_string(c.iterations),
              fmt::format("{:.2f}", c.time_us), fmt::format("{:.2f}", c.algbw_GBps), fmt::format("{:.2f}", c.busbw_GBps)});
-  return fmt::format("{} on {} ranks, as nccl-tests reports it (time per iteration; docs/workloads.md):\n", c.op,
-                     c.ranks) +
+  std::string ran = fmt::format("{} {}{}, {} channel(s)", c.library, c.algorithm,
+                                c.protocol.empty() ? "" : " " + c.protocol, c.channels);
+  if (c.library_model_time_us > 0) ran += fmt::format("; NCCL's own model predicts {:.2f} us", c.library_model_time_us);
+  return fmt::format("{} on {} ranks ({}), as nccl-tests reports it (time per iteration; docs/workloads.md):\n", c.op,
+                     c.ranks, ran) +
          t.render();
 }
 

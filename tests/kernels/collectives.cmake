@@ -1,6 +1,6 @@
 # The collective cases without a GPU: --list names them with their parameters, the h200-2-collectives suite
-# dry-runs to its 45 runs, bad parameters exit 2, and a missing library skips the run (exit 1, "SKIPPED") before
-# any GPU is touched.
+# dry-runs to its 45 runs and the four-GPU ones (h100-4-collectives, h200-4-collectives, beside it) to their 90, bad
+# parameters exit 2, and a missing library skips the run (exit 1, "SKIPPED") before any GPU is touched.
 function(run_driver)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
   set(code "${code}" PARENT_SCOPE)
@@ -8,7 +8,7 @@ function(run_driver)
   set(err "${err}" PARENT_SCOPE)
 endfunction()
 
-# --- --list --json: the three cases, 2-8 ranks, size / dtype / iters with their defaults.
+# --- --list --json: the six cases, 2-8 ranks, size / dtype / iters with their defaults.
 run_driver(${DRIVER} --list --json)
 if(NOT code EQUAL 0)
   message(FATAL_ERROR "--list --json: exit ${code}\n${err}")
@@ -18,7 +18,7 @@ string(JSON cases LENGTH "${out}")
 math(EXPR last "${cases} - 1")
 foreach(i RANGE ${last})
   string(JSON name GET "${out}" ${i} name)
-  if(NOT name MATCHES "^nccl_(all_reduce|all_gather|reduce_scatter)$")
+  if(NOT name MATCHES "^nccl_(all_reduce|all_gather|reduce_scatter|broadcast|reduce|all_to_all)$")
     continue()
   endif()
   list(APPEND found ${name})
@@ -40,7 +40,7 @@ foreach(i RANGE ${last})
     message(FATAL_ERROR "${name}: parameters ${params}; expected size=32 MiB;dtype=fp16;iters=20")
   endif()
 endforeach()
-if(NOT found STREQUAL "nccl_all_reduce;nccl_all_gather;nccl_reduce_scatter")
+if(NOT found STREQUAL "nccl_all_reduce;nccl_all_gather;nccl_reduce_scatter;nccl_broadcast;nccl_reduce;nccl_all_to_all")
   message(FATAL_ERROR "--list --json names the collective cases ${found}")
 endif()
 
@@ -63,6 +63,30 @@ foreach(op all_reduce all_gather reduce_scatter)
   endforeach()
 endforeach()
 
+# --- The four-GPU suites: 6 ops x the same 15 sizes on 4 ranks, none rounded up (every size is a multiple of 8 B,
+# one fp16 element per rank or peer).
+get_filename_component(suite_dir "${SUITE}" DIRECTORY)
+foreach(machine h100 h200)
+  set(suite4 ${suite_dir}/${machine}-4-collectives.yaml)
+  run_driver(${DRIVER} --suite ${suite4} --out unused --dry-run)
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "${suite4} --dry-run: exit ${code}\n${out}${err}")
+  endif()
+  string(REGEX MATCHALL "--case nccl_[a-z_]+ --set 'size=[0-9]+ [KMG]?i?B' --ranks 4 " runs "${out}")
+  list(LENGTH runs run_count)
+  if(NOT run_count EQUAL 90)
+    message(FATAL_ERROR "${suite4} --dry-run: ${run_count} collective runs on 4 ranks, expected 90\n${out}")
+  endif()
+  foreach(op all_reduce all_gather reduce_scatter broadcast reduce all_to_all)
+    foreach(size "8 B" "32 B" "512 KiB" "512 MiB" "1 GiB")
+      string(FIND "${out}" "--case nccl_${op} --set 'size=${size}' --ranks 4 " at)
+      if(at EQUAL -1)
+        message(FATAL_ERROR "${suite4} --dry-run: no nccl_${op} run of ${size}\n${out}")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
 # --- Bad parameters: exit 2, the parameter named, nothing run.
 function(expect_bad_input expected_message)
   run_driver(${DRIVER} ${ARGN})
@@ -78,13 +102,17 @@ expect_bad_input("size: must be from 1 B to 1 TiB" --case nccl_all_gather --set 
 expect_bad_input("unknown unit" --case nccl_all_gather --set "size=1 parsec")
 expect_bad_input("iters: must be from 1 to 100000" --case nccl_reduce_scatter --set iters=0)
 expect_bad_input("nccl_all_reduce runs on 2 to 8 ranks, not 1" --case nccl_all_reduce --ranks 1)
+expect_bad_input("nccl_all_to_all runs on 2 to 8 ranks, not 9" --case nccl_all_to_all --ranks 9)
+expect_bad_input("dtype: expected fp16 or fp32, got \"int8\"" --case nccl_broadcast --set dtype=int8)
+expect_bad_input("iters: must be from 1 to 100000" --case nccl_reduce --set iters=100001)
 expect_bad_input("bad_collective.yaml:4: nccl_reduce_scatter: dtype: expected fp16 or fp32"
                  --suite ${SUITE_DIR}/bad_collective.yaml --out unused)
 
 # --- No library: the run is skipped with a message naming what was tried and the variable; exit 1, and the result
-# JSON says "skipped": true.
-run_driver(${CMAKE_COMMAND} -E env TESSERA_NCCL_LIB=/nonexistent/libtessera-test-nccl.so
-           ${DRIVER} --case nccl_all_reduce --set size=8B)
+# JSON says "skipped": true; its library.env lists the choice variables that are set (NCCL_PROTO here) and no other.
+run_driver(${CMAKE_COMMAND} -E env TESSERA_NCCL_LIB=/nonexistent/libtessera-test-nccl.so NCCL_PROTO=LL128
+           --unset=NCCL_ALGO --unset=NCCL_MAX_NCHANNELS --unset=NCCL_MIN_NCHANNELS
+           ${DRIVER} --case nccl_all_to_all --set size=8B --ranks 4)
 if(NOT code EQUAL 1)
   message(FATAL_ERROR "no library: exit ${code}, expected 1\n${out}${err}")
 endif()
@@ -97,4 +125,10 @@ string(JSON status GET "${out}" status)
 string(JSON loaded GET "${out}" library loaded)
 if(NOT skipped OR NOT status STREQUAL "failed" OR loaded)
   message(FATAL_ERROR "no library: result says skipped ${skipped}, status ${status}, loaded ${loaded}\n${out}")
+endif()
+string(JSON env_count LENGTH "${out}" library env)
+string(JSON env_proto GET "${out}" library env NCCL_PROTO)
+if(NOT env_count EQUAL 1 OR NOT env_proto STREQUAL "LL128")
+  message(FATAL_ERROR "no library: library.env has ${env_count} entries, NCCL_PROTO ${env_proto}; expected only "
+                      "NCCL_PROTO=LL128\n${out}")
 endif()

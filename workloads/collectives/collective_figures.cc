@@ -10,7 +10,10 @@ double bus_bandwidth_factor(CollectiveOp op, std::uint32_t ranks) {
   switch (op) {
     case CollectiveOp::kAllReduce: return 2.0 * (n - 1.0) / n;
     case CollectiveOp::kAllGather:
-    case CollectiveOp::kReduceScatter: return (n - 1.0) / n;
+    case CollectiveOp::kReduceScatter:
+    case CollectiveOp::kAllToAll: return (n - 1.0) / n;
+    case CollectiveOp::kBroadcast:
+    case CollectiveOp::kReduce: return n > 1 ? 1.0 : 0.0;
   }
   return 0.0;
 }
@@ -20,9 +23,17 @@ double algorithm_bandwidth_GBps(std::uint64_t size_bytes, double time_us) {
   return time_us > 0 ? static_cast<double>(size_bytes) / time_us / 1e3 : 0.0;
 }
 
-CollectiveFigures figures_of(const CollectiveParams& params, std::uint32_t ranks, sim::Tick makespan_ps) {
+CollectiveFigures figures_of(const CollectiveParams& params, const CollectivePlan& plan, std::uint32_t ranks,
+                             sim::Tick makespan_ps) {
   CollectiveFigures f;
   f.op = op_name(params.op);
+  f.library = library_name(params.library);
+  f.algorithm = algorithm_name(plan.algorithm);
+  f.channels = plan.channels;
+  if (plan.nccl) {
+    f.protocol = nccl_protocol_name(plan.nccl->protocol);
+    f.library_model_time_us = plan.nccl->model_time_us;
+  }
   f.dtype = std::string(models::compute::dtype_name(params.dtype));
   f.size_bytes = params.size_bytes;
   f.count = element_count(params);

@@ -12,12 +12,15 @@
 //            and with the hardware's peak bandwidth:
 //              all_reduce                  2 (n - 1) / n   (a reduce-scatter then an all-gather:
 //                                                           each rank sends and receives 2 (n-1)/n x size)
-//              all_gather, reduce_scatter  (n - 1) / n     (each rank sends and receives (n-1)/n x size)
+//              all_gather, reduce_scatter,
+//              all_to_all                  (n - 1) / n     (each rank sends and receives (n-1)/n x size)
+//              broadcast, reduce           1               (the pipelined ring moves size over each link)
 //            n the ranks. One rank: factor 0 (nothing crosses a link).
 #include <cstdint>
 
 #include "sim/core/tick.h"
 #include "workloads/collectives/collective_params.h"
+#include "workloads/collectives/collective_plan.h"
 #include "workloads/workload_result.h"
 
 namespace tessera::workloads::collectives {
@@ -27,6 +30,8 @@ double bus_bandwidth_factor(CollectiveOp op, std::uint32_t ranks);
 // algbw in decimal GB/s of `size_bytes` in `time_us`; 0 when the time is 0.
 double algorithm_bandwidth_GBps(std::uint64_t size_bytes, double time_us);
 
-CollectiveFigures figures_of(const CollectiveParams& params, std::uint32_t ranks, sim::Tick makespan_ps);
+// With what ran (the plan's algorithm, channels and, for nccl, protocol and NCCL's own prediction).
+CollectiveFigures figures_of(const CollectiveParams& params, const CollectivePlan& plan, std::uint32_t ranks,
+                             sim::Tick makespan_ps);
 
 }  // namespace tessera::workloads::collectives

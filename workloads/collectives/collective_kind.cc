@@ -4,6 +4,7 @@
 
 #include "sim/config/config_error.h"
 #include "workloads/collectives/collective_figures.h"
+#include "workloads/collectives/collective_plan.h"
 #include "workloads/collectives/collective_schema.h"
 #include "workloads/collectives/collective_trace.h"
 #include "workloads/replay/replay_limits.h"
@@ -40,7 +41,8 @@ const Workload::Behaviour<CollectiveParams> kBehaviour{
     .run = [](const CollectiveParams& p, const models::SystemSpec& system, const RunContext& context) {
       WorkloadOutcome outcome = replay::run_trace(make_collective_trace(p, system), system, context);
       if (outcome.result.complete) {
-        outcome.result.collective = figures_of(p, ranks_of(p, system), outcome.result.makespan_ps);
+        const std::uint32_t ranks = ranks_of(p, system);
+        outcome.result.collective = figures_of(p, plan_of(p, system, ranks), ranks, outcome.result.makespan_ps);
       }
       return outcome;
     },
@@ -49,7 +51,8 @@ const Workload::Behaviour<CollectiveParams> kBehaviour{
 }  // namespace
 
 WorkloadKind collective_kind() {
-  return {"collective", "one collective (all_gather, all_reduce, reduce_scatter) with nccl-tests' time, algbw, busbw",
+  return {"collective", "one collective (all_gather, all_reduce, reduce_scatter, broadcast, reduce, all_to_all) on Tessera's or NCCL's "
+          "algorithms, with nccl-tests' time, algbw, busbw",
           [](const ConfigNode& workload, const models::SystemSpec& system) {
             return Workload("collective", read_collective(workload, system), kBehaviour);
           },

@@ -16,20 +16,38 @@ std::string name_in(const std::vector<std::pair<std::string, E>>& table, E value
 }  // namespace
 
 const std::vector<std::pair<std::string, CollectiveOp>>& collective_op_choices() {
-  static const std::vector<std::pair<std::string, CollectiveOp>> names{{"all_gather", CollectiveOp::kAllGather},
-                                                                       {"all_reduce", CollectiveOp::kAllReduce},
-                                                                       {"reduce_scatter", CollectiveOp::kReduceScatter}};
+  static const std::vector<std::pair<std::string, CollectiveOp>> names{
+      {"all_gather", CollectiveOp::kAllGather}, {"all_reduce", CollectiveOp::kAllReduce},
+      {"reduce_scatter", CollectiveOp::kReduceScatter}, {"broadcast", CollectiveOp::kBroadcast},
+      {"reduce", CollectiveOp::kReduce}, {"all_to_all", CollectiveOp::kAllToAll}};
   return names;
 }
 
 const std::vector<std::pair<std::string, CollectiveLibrary>>& collective_library_choices() {
-  static const std::vector<std::pair<std::string, CollectiveLibrary>> names{{"tessera", CollectiveLibrary::kTessera}};
+  static const std::vector<std::pair<std::string, CollectiveLibrary>> names{{"tessera", CollectiveLibrary::kTessera},
+                                                                                   {"nccl", CollectiveLibrary::kNccl}};
   return names;
 }
 
 const std::vector<std::pair<std::string, CollectiveAlgorithm>>& collective_algorithm_choices() {
   static const std::vector<std::pair<std::string, CollectiveAlgorithm>> names{
-      {"ring", CollectiveAlgorithm::kRing}, {"one_shot", CollectiveAlgorithm::kOneShot}};
+      {"auto", CollectiveAlgorithm::kAuto}, {"ring", CollectiveAlgorithm::kRing},
+      {"one_shot", CollectiveAlgorithm::kOneShot}, {"tree", CollectiveAlgorithm::kTree},
+      {"direct", CollectiveAlgorithm::kDirect}};
+  return names;
+}
+
+const std::vector<std::pair<std::string, CollectiveHost>>& collective_host_choices() {
+  static const std::vector<std::pair<std::string, CollectiveHost>> names{{"none", CollectiveHost::kNone},
+                                                                         {"one_thread", CollectiveHost::kOneThread},
+                                                                         {"per_rank", CollectiveHost::kPerRank}};
+  return names;
+}
+
+const std::vector<std::pair<std::string, CollectiveProtocol>>& collective_protocol_choices() {
+  static const std::vector<std::pair<std::string, CollectiveProtocol>> names{
+      {"auto", CollectiveProtocol::kAuto}, {"ll", CollectiveProtocol::kLL}, {"ll128", CollectiveProtocol::kLL128},
+      {"simple", CollectiveProtocol::kSimple}};
   return names;
 }
 
@@ -44,5 +62,7 @@ const std::vector<std::pair<std::string, models::compute::Dtype>>& collective_dt
 
 std::string op_name(CollectiveOp op) { return name_in(collective_op_choices(), op); }
 std::string algorithm_name(CollectiveAlgorithm algorithm) { return name_in(collective_algorithm_choices(), algorithm); }
+std::string library_name(CollectiveLibrary library) { return name_in(collective_library_choices(), library); }
+std::string protocol_name(CollectiveProtocol protocol) { return name_in(collective_protocol_choices(), protocol); }
 
 }  // namespace tessera::workloads::collectives

@@ -12,21 +12,34 @@
 
 namespace tessera::workloads::collectives {
 
-// The ops whose kernels exist (all_gather.h, reduce_scatter.h, all_reduce.h); broadcast, reduce
-// and all_to_all have none yet.
-enum class CollectiveOp : std::uint8_t { kAllGather, kAllReduce, kReduceScatter };
-// Whose algorithms run: `tessera`, the kernels of workloads/patterns/. NCCL's and RCCL's own
-// algorithm and protocol selection (ring/tree, LL/LL128/Simple, by size and topology) is not modelled.
-enum class CollectiveLibrary : std::uint8_t { kTessera };
-enum class CollectiveAlgorithm : std::uint8_t { kRing, kOneShot };
+// The ops, as nccl-tests names them (root 0 for broadcast and reduce).
+enum class CollectiveOp : std::uint8_t { kAllGather, kAllReduce, kReduceScatter, kBroadcast, kReduce, kAllToAll };
+// Whose algorithms run: `tessera`, the kernels of workloads/patterns/ (the generated kinds'
+// collectives); `nccl`, NCCL's own choice of algorithm, protocol, channels and chunks
+// (nccl_tuning.h) run as NCCL's kernels run them (nccl_kernels.h).
+enum class CollectiveLibrary : std::uint8_t { kTessera, kNccl };
+// `auto`: the library's own choice (tessera: ring, direct for all_to_all; nccl: its tuner's).
+enum class CollectiveAlgorithm : std::uint8_t { kAuto, kRing, kOneShot, kTree, kDirect };
+// NCCL's protocols; `auto`: its tuner's choice. Tessera's kernels have none (their flags are
+// separate stores after the data, as NCCL's Simple).
+enum class CollectiveProtocol : std::uint8_t { kAuto, kLL, kLL128, kSimple };
+// Who issues the calls: `none`, nothing between back-to-back launches (the GPU-side time);
+// `one_thread`, one host thread issuing every rank's call in turn, as nccl-tests and the kernel
+// suite run a single process over all GPUs; `per_rank`, a thread per rank (one process per GPU).
+// Each call costs the system's host.collective_call of CPU time.
+enum class CollectiveHost : std::uint8_t { kNone, kOneThread, kPerRank };
 
 const std::vector<std::pair<std::string, CollectiveOp>>& collective_op_choices();
 const std::vector<std::pair<std::string, CollectiveLibrary>>& collective_library_choices();
 const std::vector<std::pair<std::string, CollectiveAlgorithm>>& collective_algorithm_choices();
+const std::vector<std::pair<std::string, CollectiveProtocol>>& collective_protocol_choices();
+const std::vector<std::pair<std::string, CollectiveHost>>& collective_host_choices();
 const std::vector<std::pair<std::string, models::compute::Dtype>>& collective_dtype_choices();
 
 std::string op_name(CollectiveOp op);
 std::string algorithm_name(CollectiveAlgorithm algorithm);
+std::string library_name(CollectiveLibrary library);
+std::string protocol_name(CollectiveProtocol protocol);
 
 struct CollectiveParams {
   CollectiveOp op = CollectiveOp::kAllReduce;
@@ -34,12 +47,15 @@ struct CollectiveParams {
   models::compute::Dtype dtype = models::compute::Dtype::kFp16;
   std::uint32_t ranks = 0;  // 0: every GPU of the system
   CollectiveLibrary library = CollectiveLibrary::kTessera;
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
-  // The kernels' defaults (workloads/patterns/all_reduce.h): 16 workgroups, NCCL Simple's
-  // 512 KiB step (a 4 MiB buffer in 8 steps).
-  std::uint32_t channels = 16;
-  std::uint64_t chunk_bytes = 512ULL << 10;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
+  CollectiveProtocol protocol = CollectiveProtocol::kAuto;  // nccl only
+  // 0: the library's own. Tessera's kernels (workloads/patterns/all_reduce.h): 16 workgroups and
+  // NCCL Simple's 512 KiB step (a 4 MiB buffer in 8 steps); NCCL: its tuner's (an upper bound
+  // when given, as NCCL_MAX_NCHANNELS).
+  std::uint32_t channels = 0;
+  std::uint64_t chunk_bytes = 0;  // tessera only: NCCL's chunks follow its protocol
   std::uint32_t iterations = 1;  // launches back to back, as nccl-tests' `-n`
+  CollectiveHost host = CollectiveHost::kNone;
 };
 
 }  // namespace tessera::workloads::collectives

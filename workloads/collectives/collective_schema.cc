@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "workloads/collectives/collective_plan.h"
 #include "workloads/collectives/collective_sizes.h"
 
 namespace tessera::workloads::collectives {
@@ -12,27 +13,36 @@ const sim::config::Schema<CollectiveParams>& collective_schema() {
   static const S s =
       S("collective",
         "one collective operation on the GPUs, timed as nccl-tests times it (time per iteration, algbw, busbw)")
-          .choice("op", &P::op, collective_op_choices(),
-                  "the collective; broadcast, reduce and all_to_all are not modelled yet")
+          .choice("op", &P::op, collective_op_choices(), "the collective (broadcast and reduce: root 0, as nccl-tests)")
           .bytes("size", &P::size_bytes,
                  "nccl-tests' size: all_gather the gathered (receive) buffer, ranks x per-rank count x element; "
-                 "reduce_scatter the send buffer, ranks x per-rank count x element; all_reduce the buffer")
+                 "reduce_scatter and all_to_all the send buffer, ranks x per-rank count x element; all_reduce, "
+                 "broadcast and reduce the buffer")
           .range(1, 1ULL << 50)
           .choice("dtype", &P::dtype, collective_dtype_choices(), "element type (reductions add in fp32)")
           .count("ranks", &P::ranks, "GPUs taking part; 0: all GPUs of the system").range(0, 1 << 16)
           .choice("library", &P::library, collective_library_choices(),
-                  "whose algorithms run: tessera, the kernels of the generated kinds; NCCL's and RCCL's own "
-                  "algorithms, protocols and their selection are not modelled yet")
+                  "whose algorithms run: tessera, the kernels of the generated kinds; nccl, NCCL 2.28's choice of "
+                  "algorithm, protocol, channels and chunks, run as its kernels run (docs/workloads.md)")
           .choice("algorithm", &P::algorithm, collective_algorithm_choices(),
-                  "ring (RCCL/NCCL's ring, channels over rings of different strides) or one_shot (all_gather: "
-                  "every rank stores its share into every peer; all_reduce: every rank reads every peer's buffer "
-                  "and reduces it); reduce_scatter has ring only")
-          .count("channels", &P::channels, "workgroups per rank of the collective kernel").range(1, 1 << 16)
-          .bytes("chunk", &P::chunk_bytes, "the largest piece a channel moves at once").range(128, 1ULL << 40)
+                  "auto (the library's choice), ring, one_shot (tessera: all_gather, all_reduce, broadcast, reduce), "
+                  "tree (nccl: all_reduce) or direct (all_to_all)")
+          .choice("protocol", &P::protocol, collective_protocol_choices(),
+                  "NCCL's protocol (nccl only): auto (its tuner's choice), ll, ll128 or simple")
+          .count("channels", &P::channels,
+                 "workgroups per rank of the collective kernel; 0: the library's own (tessera 16; nccl its tuner's, "
+                 "which this caps as NCCL_MAX_NCHANNELS does)")
+          .range(0, 1 << 16)
+          .bytes("chunk", &P::chunk_bytes, "tessera: the largest piece a channel moves at once; 0: 512 KiB")
+          .range(0, 1ULL << 40)
           .count("iterations", &P::iterations,
                  "launches back to back on one stream per rank, as nccl-tests' -n; the time reported is the mean "
                  "per iteration, the first launch included")
-          .range(1, 10000);  // every iteration is a program of its own in the trace
+          .range(1, 10000)  // every iteration is a program of its own in the trace
+          .choice("host", &P::host, collective_host_choices(),
+                  "who issues the calls: none (launches back to back, the GPU-side time), one_thread (one thread "
+                  "issues every rank's call in turn, as nccl-tests in one process) or per_rank (a thread per "
+                  "rank); a call costs the system's host.collective_call");
   return s;
 }
 
@@ -44,12 +54,15 @@ std::optional<patterns::ParamProblem> check_against_system(const CollectiveParam
                                                            const models::SystemSpec& system) {
   const std::uint32_t ranks = ranks_of(params, system);
   if (auto problem = patterns::ranks_problem(ranks, system)) return problem;
-  if (params.op == CollectiveOp::kReduceScatter && params.algorithm != CollectiveAlgorithm::kRing) {
-    return patterns::ParamProblem{
-        "algorithm", fmt::format("reduce_scatter has no {} kernel; choices for reduce_scatter: ring",
-                                 algorithm_name(params.algorithm))};
+  if (auto problem = plan_problem(params)) return problem;
+  CollectivePlan plan;
+  try {
+    plan = plan_of(params, system, ranks);
+  } catch (const std::invalid_argument& e) {
+    // NCCL has no pair left for the overrides (e.g. LL128 over PCIe).
+    return patterns::ParamProblem{params.protocol != CollectiveProtocol::kAuto ? "protocol" : "algorithm", e.what()};
   }
-  if (auto problem = size_problem(params, ranks)) return patterns::ParamProblem{"size", *problem};
+  if (auto problem = size_problem(params, plan, ranks)) return patterns::ParamProblem{"size", *problem};
   return std::nullopt;
 }
 

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include "sim/config/units.h"
+#include "workloads/collectives/nccl_kernels.h"
 #include "workloads/patterns/gemm_tiling.h"
+#include "workloads/patterns/reduce.h"
 
 namespace tessera::workloads::collectives {
 namespace {
@@ -20,15 +22,25 @@ std::uint32_t element_bytes_of(const CollectiveParams& params) { return patterns
 
 std::uint64_t element_count(const CollectiveParams& params) { return params.size_bytes / element_bytes_of(params); }
 
-std::uint64_t size_granularity_bytes(const CollectiveParams& params, std::uint32_t ranks) {
+std::uint64_t size_granularity_bytes(const CollectiveParams& params, const CollectivePlan& plan, std::uint32_t ranks) {
   const std::uint64_t elem = element_bytes_of(params);
-  const bool whole_buffer_per_rank =
-      params.op == CollectiveOp::kAllReduce && params.algorithm == CollectiveAlgorithm::kOneShot;
-  return whole_buffer_per_rank ? elem : std::uint64_t{ranks} * elem;
+  switch (params.op) {
+    case CollectiveOp::kAllGather:
+    case CollectiveOp::kReduceScatter:
+    case CollectiveOp::kAllToAll: return std::uint64_t{ranks} * elem;
+    case CollectiveOp::kAllReduce:
+      return params.library == CollectiveLibrary::kTessera && plan.algorithm == CollectiveAlgorithm::kRing
+                 ? std::uint64_t{ranks} * elem
+                 : elem;
+    case CollectiveOp::kBroadcast:
+    case CollectiveOp::kReduce: return elem;
+  }
+  return elem;
 }
 
-std::optional<std::string> size_problem(const CollectiveParams& params, std::uint32_t ranks) {
-  const std::uint64_t unit = size_granularity_bytes(params, ranks);
+std::optional<std::string> size_problem(const CollectiveParams& params, const CollectivePlan& plan,
+                                        std::uint32_t ranks) {
+  const std::uint64_t unit = size_granularity_bytes(params, plan, ranks);
   const std::uint64_t size = params.size_bytes;
   if (size != 0 && size % unit == 0) return std::nullopt;
   const std::string dtype(models::compute::dtype_name(params.dtype));
@@ -38,8 +50,9 @@ std::optional<std::string> size_problem(const CollectiveParams& params, std::uin
   } else {
     const char* share = params.op == CollectiveOp::kAllGather       ? "all_gather gathers one equal share from each rank"
                         : params.op == CollectiveOp::kReduceScatter ? "reduce_scatter leaves one equal share on each rank"
-                                                                    : "the ring all_reduce cuts the buffer into one equal "
-                                                                      "chunk per rank";
+                        : params.op == CollectiveOp::kAllToAll      ? "all_to_all sends one equal block to each rank"
+                                                                    : "Tessera's ring all_reduce cuts the buffer into one "
+                                                                      "equal chunk per rank";
     why = fmt::format("{} ranks x {}-byte {} elements: {}", ranks, element_bytes_of(params), dtype, share);
   }
   const std::uint64_t below = size / unit * unit;
@@ -49,15 +62,31 @@ std::optional<std::string> size_problem(const CollectiveParams& params, std::uin
   return fmt::format("{} B is not a multiple of {} B ({}); {}", size, unit, why, nearest);
 }
 
-CollectiveBuffers buffers_of(const CollectiveParams& params, std::uint32_t ranks) {
+CollectiveBuffers buffers_of(const CollectiveParams& params, const CollectivePlan& plan, std::uint32_t ranks) {
   const std::uint64_t size = params.size_bytes;
-  const bool ring = params.algorithm == CollectiveAlgorithm::kRing;
-  switch (params.op) {
-    case CollectiveOp::kAllGather: return {size / ranks, size, 0};
-    case CollectiveOp::kReduceScatter: return {size, size / ranks, size};
-    case CollectiveOp::kAllReduce: return {size, size, ring ? size : 0};
+  CollectiveBuffers b{size, size, 0};
+  if (params.op == CollectiveOp::kAllGather) b.input_bytes = size / ranks;
+  if (params.op == CollectiveOp::kReduceScatter) b.output_bytes = size / ranks;
+  if (plan.nccl) {
+    b.scratch_bytes = nccl_fifo_bytes(*plan.nccl);
+    return b;
   }
-  return {};
+  const bool ring = plan.algorithm == CollectiveAlgorithm::kRing;
+  switch (params.op) {
+    case CollectiveOp::kReduceScatter: b.scratch_bytes = size; break;
+    case CollectiveOp::kAllReduce: b.scratch_bytes = ring ? size : 0; break;
+    case CollectiveOp::kReduce: {
+      patterns::ReduceSpec spec;
+      spec.algorithm = ring ? patterns::ReduceAlgorithm::kRing : patterns::ReduceAlgorithm::kOneShot;
+      spec.bytes = size;
+      spec.channels = plan.channels;
+      spec.chunk_bytes = plan.chunk_bytes;
+      b.scratch_bytes = patterns::reduce_scratch_bytes(spec);
+      break;
+    }
+    default: break;
+  }
+  return b;
 }
 
 }  // namespace tessera::workloads::collectives

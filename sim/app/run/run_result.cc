@@ -184,6 +184,11 @@ workloads::Measurement measurement_from_json(const json& j) {
 json collective_to_json(const workloads::CollectiveFigures& c) {
   return {{"op", c.op},
           {"dtype", c.dtype},
+          {"library", c.library},
+          {"algorithm", c.algorithm},
+          {"protocol", c.protocol},
+          {"channels", c.channels},
+          {"library_model_time_us", c.library_model_time_us},
           {"size_bytes", c.size_bytes},
           {"count", c.count},
           {"ranks", c.ranks},
@@ -197,6 +202,12 @@ workloads::CollectiveFigures collective_from_json(const json& j) {
   workloads::CollectiveFigures c;
   c.op = j.at("op").get<std::string>();
   c.dtype = j.at("dtype").get<std::string>();
+  // Results written before the library's choice was reported read as Tessera's ring.
+  c.library = j.value("library", std::string("tessera"));
+  c.algorithm = j.value("algorithm", std::string("ring"));
+  c.protocol = j.value("protocol", std::string());
+  c.channels = j.value("channels", std::uint32_t{0});
+  c.library_model_time_us = j.value("library_model_time_us", 0.0);
   c.size_bytes = j.at("size_bytes").get<std::uint64_t>();
   c.count = j.at("count").get<std::uint64_t>();
   c.ranks = j.at("ranks").get<std::uint32_t>();

@@ -30,7 +30,10 @@ TEST_CASE("a run's figures: the time is the makespan per iteration, busbw algbw 
   p.dtype = tessera::models::compute::Dtype::kBf16;
   p.iterations = 4;
   // 4 ms for 4 iterations: 1000 us each.
-  const tessera::workloads::CollectiveFigures f = c::figures_of(p, 8, 4'000'000'000);
+  const tessera::workloads::CollectiveFigures f = c::figures_of(p, c::CollectivePlan{}, 8, 4'000'000'000);
+  CHECK(f.library == "tessera");
+  CHECK(f.algorithm == "ring");
+  CHECK(f.protocol.empty());
   CHECK(f.op == "all_reduce");
   CHECK(f.dtype == "bf16");
   CHECK(f.size_bytes == 256ULL << 20);
@@ -44,7 +47,13 @@ TEST_CASE("a run's figures: the time is the makespan per iteration, busbw algbw 
   p.op = c::CollectiveOp::kAllGather;
   p.dtype = tessera::models::compute::Dtype::kFp32;
   p.iterations = 1;
-  const tessera::workloads::CollectiveFigures g = c::figures_of(p, 2, 1'000'000'000);
+  const tessera::workloads::CollectiveFigures g = c::figures_of(p, c::CollectivePlan{}, 2, 1'000'000'000);
   CHECK(g.count == (64ULL << 20));
   CHECK(g.busbw_GBps == doctest::Approx(268.435456 * 0.5));
+
+  // Broadcast and reduce: busbw = algbw (nccl-tests); all_to_all (n - 1) / n.
+  CHECK(c::bus_bandwidth_factor(c::CollectiveOp::kBroadcast, 8) == doctest::Approx(1.0));
+  CHECK(c::bus_bandwidth_factor(c::CollectiveOp::kReduce, 4) == doctest::Approx(1.0));
+  CHECK(c::bus_bandwidth_factor(c::CollectiveOp::kAllToAll, 4) == doctest::Approx(0.75));
+  CHECK(c::bus_bandwidth_factor(c::CollectiveOp::kBroadcast, 1) == 0.0);
 }

@@ -7,6 +7,7 @@
 #include "sim/config/config_error.h"
 #include "tests/support/run_config.h"
 #include "workloads/collectives/collective_params.h"
+#include "workloads/collectives/collective_plan.h"
 #include "workloads/workload_kinds.h"
 
 namespace c = tessera::workloads::collectives;
@@ -22,19 +23,31 @@ wl::Workload read(const std::string& system, const std::string& workload) {
   return kind->read(parts.workload, parts.system);
 }
 
+tessera::models::SystemSpec read_system(const std::string& system) {
+  return tessera::test::read_run_config_text("system: " + system + "\nworkload: {kind: phold}\n").system;
+}
+
 }  // namespace
 
-TEST_CASE("collective: the defaults are an fp16 ring all_reduce of 256 MiB on every GPU, once") {
+TEST_CASE("collective: the defaults are an fp16 all_reduce of 256 MiB on every GPU, once, on Tessera's kernels") {
   const c::CollectiveParams p = read("mi300x-8", "{kind: collective}").params<c::CollectiveParams>();
   CHECK(p.op == c::CollectiveOp::kAllReduce);
   CHECK(p.size_bytes == 256ULL << 20);
   CHECK(p.dtype == tessera::models::compute::Dtype::kFp16);
   CHECK(p.ranks == 0);
   CHECK(p.library == c::CollectiveLibrary::kTessera);
-  CHECK(p.algorithm == c::CollectiveAlgorithm::kRing);
-  CHECK(p.channels == 16);
-  CHECK(p.chunk_bytes == 512ULL << 10);
+  CHECK(p.algorithm == c::CollectiveAlgorithm::kAuto);
+  CHECK(p.protocol == c::CollectiveProtocol::kAuto);
+  CHECK(p.channels == 0);
+  CHECK(p.chunk_bytes == 0);
   CHECK(p.iterations == 1);
+  CHECK(p.host == c::CollectiveHost::kNone);
+  // What `auto` and 0 become: Tessera's ring, 16 channels, 512 KiB pieces.
+  const c::CollectivePlan plan = c::plan_of(p, read_system("mi300x-8"), 8);
+  CHECK(plan.algorithm == c::CollectiveAlgorithm::kRing);
+  CHECK(plan.channels == 16);
+  CHECK(plan.chunk_bytes == 512ULL << 10);
+  CHECK_FALSE(plan.nccl.has_value());
 }
 
 TEST_CASE("collective: keys read with their units, and describe themselves back") {
@@ -50,12 +63,15 @@ TEST_CASE("collective: keys read with their units, and describe themselves back"
   CHECK(w.to_json().at("op") == "reduce_scatter");
 }
 
-TEST_CASE("collective: an op without a kernel is refused at `op`") {
-  for (const char* op : {"broadcast", "reduce", "all_to_all", "allreduce"}) {
+TEST_CASE("collective: an unknown op is refused at `op`, naming the six") {
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, op: allreduce}"),
+                       doctest::Contains("workload.op: expected one of all_gather, all_reduce, reduce_scatter, "
+                                         "broadcast, reduce, all_to_all"),
+                       ConfigError);
+  for (const char* op : {"broadcast", "reduce", "all_to_all"}) {
     CAPTURE(op);
-    CHECK_THROWS_WITH_AS(read("mi300x-8", std::string("{kind: collective, op: ") + op + "}"),
-                         doctest::Contains("workload.op: expected one of all_gather, all_reduce, reduce_scatter"),
-                         ConfigError);
+    CHECK_NOTHROW(read("mi300x-8", std::string("{kind: collective, size: 1 MiB, op: ") + op + "}"));
+    CHECK_NOTHROW(read("mi300x-8", std::string("{kind: collective, size: 1 MiB, library: nccl, op: ") + op + "}"));
   }
 }
 
@@ -84,11 +100,24 @@ TEST_CASE("collective: more ranks than GPUs, an algorithm the op lacks, another 
   CHECK_THROWS_WITH_AS(read("h200-2", "{kind: collective, ranks: 4}"),
                        doctest::Contains("workload.ranks: 4 ranks but the system 'h200-2' has 2 GPU(s)"), ConfigError);
   CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, op: reduce_scatter, algorithm: one_shot}"),
-                       doctest::Contains("workload.algorithm: reduce_scatter has no one_shot kernel; choices for "
-                                         "reduce_scatter: ring"),
+                       doctest::Contains("workload.algorithm: library tessera has no one_shot reduce_scatter; choices "
+                                         "for reduce_scatter: auto, ring"),
                        ConfigError);
-  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, library: nccl}"),
-                       doctest::Contains("workload.library: expected one of tessera"), ConfigError);
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, library: rccl}"),
+                       doctest::Contains("workload.library: expected one of tessera, nccl"), ConfigError);
+  // NCCL's tree runs all_reduce only; its protocols are NCCL's; its chunks follow the protocol.
+  CHECK_THROWS_WITH_AS(read("h200-2", "{kind: collective, library: nccl, op: all_gather, algorithm: tree}"),
+                       doctest::Contains("workload.algorithm: library nccl has no tree all_gather; choices for "
+                                         "all_gather: auto, ring"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(read("h200-2", "{kind: collective, protocol: ll}"),
+                       doctest::Contains("workload.protocol: protocol ll is NCCL's"), ConfigError);
+  CHECK_THROWS_WITH_AS(read("h200-2", "{kind: collective, library: nccl, chunk: 1 MiB}"),
+                       doctest::Contains("workload.chunk: library nccl sizes its chunks by protocol"), ConfigError);
+  CHECK_THROWS_WITH_AS(read("h200-2", "{kind: collective, chunk: 64 B}"),
+                       doctest::Contains("workload.chunk: 64 B is below the 128 B of a cache line"), ConfigError);
+  CHECK_THROWS_WITH_AS(read("h200-2", "{kind: collective, host: mpi}"),
+                       doctest::Contains("workload.host: expected one of none, one_thread, per_rank"), ConfigError);
   CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, iterations: 0}"), doctest::Contains("workload.iterations"),
                        ConfigError);
   // Buffers beyond one GPU's HBM: the replay's limits, at `workload:` before anything runs.
