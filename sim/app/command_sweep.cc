@@ -108,8 +108,12 @@ std::string render_results(const PreparedStudy& s, const std::vector<PointResult
     }
   }
   const TimeUnit unit = pick_time_unit(max_ns);
+  // Collectives read as nccl-tests prints them: time per iteration, algbw, busbw per point.
+  bool any_collective = false;
+  for (const PointResult& r : results) any_collective = any_collective || metrics_of(r.result).time_us.has_value();
   std::vector<std::string> header{"point"};
   for (const std::string& name : label_names(s.keys)) header.push_back(name);
+  if (any_collective) header.insert(header.end(), {"time (us)", "algbw (GB/s)", "busbw (GB/s)"});
   header.push_back(with_unit("makespan", unit));
   // (results may hold only some points, after an interrupt: rows are named by r.index.)
   std::vector<std::size_t> taxes;
@@ -126,6 +130,10 @@ std::string render_results(const PreparedStudy& s, const std::vector<PointResult
     const std::size_t point = results[i].index;
     std::vector<std::string> row{std::to_string(point)};
     row.insert(row.end(), s.values[point].begin(), s.values[point].end());
+    if (any_collective) {
+      const auto fixed2 = [](const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : std::string("-"); };
+      row.insert(row.end(), {fixed2(m.time_us), fixed2(m.algbw_GBps), fixed2(m.busbw_GBps)});
+    }
     row.push_back(m.makespan_ns ? format_time(*m.makespan_ns, unit) : "-");
     for (std::size_t c : taxes) row.push_back(m.parts_ns[c] ? format_time(*m.parts_ns[c], unit) : "-");
     row.push_back(m.l2_hit_rate ? fmt::format("{:.1f}", 100 * *m.l2_hit_rate) : "-");

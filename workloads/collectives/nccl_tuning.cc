@@ -143,7 +143,13 @@ NcclPlan nccl_plan(CollectiveOp op, std::uint64_t bytes, const NcclTopology& t, 
   NcclPlan plan;
   double best = std::numeric_limits<double>::infinity();
   bool found = false;
-  for (int a = 0; a < kNcclAlgorithms; ++a) {
+  if (t.ranks <= 1) {
+    // updateCollCostTable: one rank runs ring Simple (a local copy) at no modelled cost.
+    best = 0;
+    found = !(overrides.algorithm && *overrides.algorithm != NcclAlgorithm::kRing) &&
+            !(overrides.protocol && *overrides.protocol != NcclProtocol::kSimple);
+  }
+  for (int a = 0; a < kNcclAlgorithms && t.ranks > 1; ++a) {
     if (overrides.algorithm && static_cast<int>(*overrides.algorithm) != a) continue;
     for (int p = 0; p < kNcclProtocols; ++p) {
       if (overrides.protocol && static_cast<int>(*overrides.protocol) != p) continue;
@@ -156,10 +162,16 @@ NcclPlan nccl_plan(CollectiveOp op, std::uint64_t bytes, const NcclTopology& t, 
     }
   }
   if (!found) {
-    throw std::invalid_argument(fmt::format(
-        "NCCL has no {}{} for {} on {} ranks{}", overrides.algorithm ? nccl_algorithm_name(*overrides.algorithm) : "",
-        overrides.protocol ? " " + nccl_protocol_name(*overrides.protocol) : "", op_name(op), t.ranks,
-        op == CollectiveOp::kAllReduce ? "" : " (tree runs all_reduce only)"));
+    const std::string pair = overrides.algorithm && overrides.protocol
+                                 ? nccl_algorithm_name(*overrides.algorithm) + " " + nccl_protocol_name(*overrides.protocol)
+                             : overrides.algorithm ? nccl_algorithm_name(*overrides.algorithm)
+                             : overrides.protocol  ? nccl_protocol_name(*overrides.protocol)
+                                                   : std::string("algorithm and protocol");
+    std::string why;
+    if (overrides.algorithm == NcclAlgorithm::kTree && op != CollectiveOp::kAllReduce) why = " (tree runs all_reduce only)";
+    if (t.ranks <= 1) why = " (one rank runs ring Simple)";
+    if (overrides.protocol == NcclProtocol::kLL128 && !t.nvlink) why = " (LL128 runs over NVLink only)";
+    throw std::invalid_argument(fmt::format("NCCL has no {} for {} on {} ranks{}", pair, op_name(op), t.ranks, why));
   }
   plan.model_time_us = best;
   const int a = static_cast<int>(plan.algorithm);

@@ -39,7 +39,16 @@ TEST_CASE("collective: every op completes on mi300x-8 and h200-2, busbw below th
                              "{kind: collective, op: all_gather, size: 16 MiB, algorithm: one_shot}",
                              "{kind: collective, op: reduce_scatter, size: 16 MiB}",
                              "{kind: collective, op: all_reduce, size: 16 MiB}",
-                             "{kind: collective, op: all_reduce, size: 16 MiB, algorithm: one_shot}"};
+                             "{kind: collective, op: all_reduce, size: 16 MiB, algorithm: one_shot}",
+                             "{kind: collective, op: broadcast, size: 16 MiB}",
+                             "{kind: collective, op: reduce, size: 16 MiB, algorithm: one_shot}",
+                             "{kind: collective, op: all_to_all, size: 16 MiB}",
+                             "{kind: collective, op: all_reduce, size: 16 MiB, library: nccl}",
+                             "{kind: collective, op: all_reduce, size: 16 MiB, library: nccl, algorithm: tree}",
+                             "{kind: collective, op: all_gather, size: 16 MiB, library: nccl, protocol: ll128}",
+                             "{kind: collective, op: reduce_scatter, size: 16 MiB, library: nccl, protocol: ll}",
+                             "{kind: collective, op: broadcast, size: 16 MiB, library: nccl}",
+                             "{kind: collective, op: reduce, size: 16 MiB, library: nccl}"};
   for (const char* system : {"mi300x-8", "h200-2"}) {
     for (const char* op : ops) {
       CAPTURE(std::string(system));
@@ -57,6 +66,45 @@ TEST_CASE("collective: every op completes on mi300x-8 and h200-2, busbw below th
       CHECK(f.busbw_GBps < link_sum_GBps(r.system));
     }
   }
+}
+
+TEST_CASE("collective: every op and library runs on every embedded system file") {
+  for (const char* system : {"mi300x-1", "mi300x-8", "mi325x-8", "mi355x-8", "h100-1", "h100-2", "h100-8", "h200-1",
+                             "h200-2", "h200-4", "h200-8", "h100-2-calibrated", "h200-1-calibrated",
+                             "h200-2-calibrated", "h200-4-calibrated"}) {
+    for (const char* op : {"all_gather", "all_reduce", "reduce_scatter", "broadcast", "reduce", "all_to_all"}) {
+      for (const char* library : {"tessera", "nccl"}) {
+        CAPTURE(std::string(system));
+        CAPTURE(std::string(op));
+        CAPTURE(std::string(library));
+        const Run r = run(system, std::string("{kind: collective, size: 1 MiB, op: ") + op + ", library: " + library + "}");
+        CHECK(r.result.complete);
+        REQUIRE(r.result.collective.has_value());
+        CHECK(r.result.collective->time_us > 0.0);
+        CHECK(r.result.collective->library == library);
+      }
+    }
+  }
+}
+
+TEST_CASE("collective: one host thread issuing every rank's call paces small collectives at R calls per iteration") {
+  // 8 B on 2 H200s: the GPU side is a few us; with 8 us of CPU per call one thread needs 16 us per
+  // iteration, so 20 back-to-back iterations average close to it (the first one's transient aside).
+  const std::string workload = "{kind: collective, size: 8 B, library: nccl, iterations: 20, host: ";
+  const auto time_of = [&](const std::string& host) {
+    const auto parts = tessera::test::read_run_config_text("system: {base: h200-2-calibrated, host: {collective_call: 8 us}}\n"
+                                                           "workload: " + workload + host + "}\n");
+    const wl::Workload w = wl::find_workload_kind("collective")->read(parts.workload, parts.system);
+    return w.run(parts.system, wl::RunContext{}).result.collective->time_us;
+  };
+  const double none = time_of("none");
+  const double one_thread = time_of("one_thread");
+  const double per_rank = time_of("per_rank");
+  CHECK(none < 12.0);
+  CHECK(one_thread == doctest::Approx(16.0).epsilon(0.08));
+  // A thread per rank: one call (8 us) per iteration, or the GPU's time where it is longer.
+  CHECK(per_rank == doctest::Approx(std::max(8.0, none)).epsilon(0.15));
+  CHECK(per_rank < one_thread);
 }
 
 TEST_CASE("collective: the ring beats one-shot on 8 GPUs at 16 MiB, where one-shot moves R-1 times the buffer") {
