@@ -104,10 +104,10 @@ std::string summary_table(const CalibrationResult& r) {
 int command_calibrate(const Args& args) {
   po::options_description opts(
       "tessera calibrate --measured DIR --system SYSTEM [options]\n\nFits the parameters that specifications do not give "
-      "(achieved bandwidths, latencies, launch and\ndispatch costs, flag polling, matrix efficiency) to the microbenchmark "
-      "results under DIR\n(kernel-suite JSON files, searched recursively; pattern results are never used) and writes\na "
-      "system file: base: SYSTEM plus the fitted keys, each with its residual and data.\nWithout --out the file goes to "
-      "stdout and the table of fits to stderr.\n\nOptions");
+      "(achieved bandwidths, latencies, launch and\ndispatch costs, flag polling, matrix efficiency, the host's collective-library "
+      "call) to the\nmicrobenchmark results under DIR (kernel-suite JSON files, searched recursively; pattern\nresults are never "
+      "used) and writes a system file: base: SYSTEM plus the fitted keys, each with\nits residual and data. Without --out the "
+      "file goes to stdout and the table of fits to stderr.\n\nOptions");
   std::vector<std::string> measured_dirs;
   std::string system, out;
   opts.add_options()("help,h", "show this help")

@@ -26,10 +26,13 @@ struct Buffers {
   std::uint32_t scratch = trace::kNoBuffer;
 };
 
-// What every collective spec of workloads/patterns/ takes alike from the plan: its channels and
-// pieces, its first flag and its kernel's name.
+// What every collective spec of workloads/patterns/ takes alike: its buffers, its channels and
+// pieces from the plan, its first flag and its kernel's name.
 template <class Spec>
-void set_common(Spec& spec, const CollectivePlan& plan, std::uint64_t flag_base, const std::string& name) {
+void set_common(Spec& spec, const CollectivePlan& plan, const Buffers& b, std::uint64_t flag_base,
+                const std::string& name) {
+  spec.input_buffer = b.input;
+  spec.output_buffer = b.output;
   spec.channels = plan.channels;
   spec.chunk_bytes = plan.chunk_bytes;
   spec.flag_base = flag_base;
@@ -45,21 +48,17 @@ std::uint64_t append_tessera(trace::TraceBuilder& tb, const CollectiveParams& p,
     case CollectiveOp::kAllGather: {
       patterns::AllGatherSpec spec;
       spec.algorithm = ring ? AllGatherAlgorithm::kRing : AllGatherAlgorithm::kOneShot;
-      spec.input_buffer = b.input;
-      spec.output_buffer = b.output;
       spec.shard_bytes = sizes.input_bytes;
-      set_common(spec, plan, flag_base, name);
+      set_common(spec, plan, b, flag_base, name);
       patterns::append_all_gather(tb, ranks, spec);
       return patterns::all_gather_flags(spec, ranks);
     }
     case CollectiveOp::kReduceScatter: {
       patterns::ReduceScatterSpec spec;
       spec.dtype = p.dtype;
-      spec.input_buffer = b.input;
-      spec.output_buffer = b.output;
       spec.scratch_buffer = b.scratch;
       spec.shard_bytes = sizes.output_bytes;
-      set_common(spec, plan, flag_base, name);
+      set_common(spec, plan, b, flag_base, name);
       patterns::append_reduce_scatter(tb, ranks, spec);
       return patterns::reduce_scatter_flags(spec, ranks);
     }
@@ -67,21 +66,17 @@ std::uint64_t append_tessera(trace::TraceBuilder& tb, const CollectiveParams& p,
       patterns::AllReduceSpec spec;
       spec.algorithm = ring ? AllReduceAlgorithm::kRing : AllReduceAlgorithm::kOneShot;
       spec.dtype = p.dtype;
-      spec.input_buffer = b.input;
-      spec.output_buffer = b.output;
       spec.scratch_buffer = b.scratch;
       spec.bytes = p.size_bytes;
-      set_common(spec, plan, flag_base, name);
+      set_common(spec, plan, b, flag_base, name);
       patterns::append_all_reduce(tb, ranks, spec);
       return patterns::all_reduce_flags(spec, ranks);
     }
     case CollectiveOp::kBroadcast: {
       patterns::BroadcastSpec spec;
       spec.algorithm = ring ? patterns::BroadcastAlgorithm::kRing : patterns::BroadcastAlgorithm::kOneShot;
-      spec.input_buffer = b.input;
-      spec.output_buffer = b.output;
       spec.bytes = p.size_bytes;
-      set_common(spec, plan, flag_base, name);
+      set_common(spec, plan, b, flag_base, name);
       patterns::append_broadcast(tb, ranks, spec);
       return patterns::broadcast_flags(spec, ranks);
     }
@@ -89,21 +84,17 @@ std::uint64_t append_tessera(trace::TraceBuilder& tb, const CollectiveParams& p,
       patterns::ReduceSpec spec;
       spec.algorithm = ring ? patterns::ReduceAlgorithm::kRing : patterns::ReduceAlgorithm::kOneShot;
       spec.dtype = p.dtype;
-      spec.input_buffer = b.input;
-      spec.output_buffer = b.output;
       spec.scratch_buffer = b.scratch;
       spec.bytes = p.size_bytes;
-      set_common(spec, plan, flag_base, name);
+      set_common(spec, plan, b, flag_base, name);
       patterns::append_reduce(tb, ranks, spec);
       return patterns::reduce_flags(spec, ranks);
     }
     case CollectiveOp::kAllToAll: {
       patterns::AllToAllSpec spec;
       spec.dtype = p.dtype;
-      spec.input_buffer = b.input;
-      spec.output_buffer = b.output;
       spec.bytes = p.size_bytes;
-      set_common(spec, plan, flag_base, name);
+      set_common(spec, plan, b, flag_base, name);
       patterns::append_all_to_all(tb, ranks, spec);
       return patterns::all_to_all_flags(spec, ranks);
     }

@@ -13,6 +13,7 @@
 #include "sim/app/measured/case_run_spec.h"
 #include "sim/app/run/run_config_loader.h"
 #include "sim/app/sweep/point_config.h"
+#include "sim/app/validation/collective_cases.h"
 #include "workloads/microbench/microbench_params.h"
 
 namespace tessera::app::calibration {
@@ -21,6 +22,17 @@ namespace {
 // The points of every usable microbenchmark result a fit reads and Tessera can run on `system`.
 void prepare_points(const measured::MeasuredSet& set, const std::string& system_argument, CalibrationResult& r) {
   for (const measured::MeasuredCase* c : set.microbenchmarks()) {
+    if (validation::is_library_collective(*c)) {
+      // The collective library's results: collective_call reads them and runs Tessera's model of
+      // the library itself (the point has no microbenchmark run).
+      const std::uint32_t ranks = validation::read_library_collective(*c).ranks;
+      if (ranks > r.base.num_gpus) {
+        r.unused.push_back({c->display_name, fmt::format("ran on {} GPUs; the system has {}", ranks, r.base.num_gpus)});
+        continue;
+      }
+      r.points.push_back(CalibrationPoint{c, &library_collective_quantity(), c->timing.mean_ns, std::nullopt});
+      continue;
+    }
     const measured::CaseQuantity* quantity = measured::case_quantity(c->case_name);
     if (quantity == nullptr) {
       r.unused.push_back({c->display_name, fmt::format("no fit reads case '{}'", c->case_name)});
@@ -78,7 +90,7 @@ CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string&
   models::SystemSpec current = r.base;
   for (const FitUnit& unit : fit_units()) {
     begin_step(unit.name);
-    FitOutcome outcome = unit.fit(FitInputs{current, r.points, options});
+    FitOutcome outcome = unit.fit(FitInputs{current, r.points, options, system});
     for (const FittedValue& v : outcome.values) v.key->set(current, v.value);
     for (const FittedKernelEfficiency& k : outcome.kernel_efficiency) {
       auto& list = current.gpu.compute.kernel_efficiency;

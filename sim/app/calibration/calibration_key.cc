@@ -60,6 +60,7 @@ const std::vector<CalibrationKey>& calibration_keys() {
       TESSERA_FRACTION_KEY("gpu.compute.matrix_efficiency.bf16", gpu.compute.matrix_efficiency.bf16),
       TESSERA_FRACTION_KEY("gpu.compute.matrix_efficiency.fp8", gpu.compute.matrix_efficiency.fp8),
       TESSERA_FRACTION_KEY("gpu.compute.matrix_efficiency.fp32", gpu.compute.matrix_efficiency.fp32),
+      TESSERA_TIME_KEY("host.collective_call", host.collective_call_ps),
   };
   return keys;
 }

@@ -39,6 +39,9 @@ struct FitInputs {
   const models::SystemSpec& system;               // the base system with the earlier fits applied
   const std::vector<CalibrationPoint>& points;    // every usable microbenchmark point for this system
   const RefineOptions& refine;
+  // --system as given (a name or a file): what a fit that builds its own Tessera runs loads them
+  // with before putting `system` in; empty: the system's name.
+  std::string_view system_argument = {};
 };
 
 struct FittedValue {

@@ -13,12 +13,17 @@ FitUnit flag_fit();     // flag_pingpong -> poll_interval
 FitUnit matrix_fit();   // matrix_rate -> matrix_efficiency.<dtype>
 FitUnit kstep_fit();    // kstep_load -> l2.hit_latency (loaded)
 FitUnit kernel_efficiency_fit();  // matrix_rate with a kernel, attention_step -> kernel_efficiency
+FitUnit collective_call_fit();    // nccl_* up to 64 KiB -> host.collective_call
+
+// The measured quantity of a collective-library result (nccl_*): the mean time of one collective.
+const measured::CaseQuantity& library_collective_quantity();
 
 // In the order they run: launch first, because every kernel's time contains it; the L2 before
 // the HBM, because a copy's stores cross the L2 in Tessera; HBM before the links, whose transfers
 // start or end in HBM; atomics before the links, because remote against local atomics give the
 // link latency (which the links' small transfers contain); flags last, whose one-way time contains
-// both.
+// both. collective_call after every other: it runs Tessera's model of the library, whose GPU-side
+// time contains the launch, link and flag keys.
 const std::vector<FitUnit>& fit_units();
 
 }  // namespace tessera::app::calibration

@@ -6,6 +6,7 @@
 #include "sim/app/validation/validation_tables.h"
 #include "sim/app/run/version.h"
 #include "sim/app/report/html_escape.h"
+#include "sim/config/units.h"
 
 namespace tessera::app::validation {
 namespace {
@@ -48,6 +49,25 @@ std::string html_table(const CellTable& t, std::size_t flag_column, const std::s
   return out + "</table>\n";
 }
 
+// The library collectives' points: one series per op and ranks.
+std::vector<ScatterPoint> collective_scatter_points(const ValidationReport& r) {
+  std::vector<ScatterPoint> points;
+  for (const CollectiveCase& c : r.collectives) {
+    if (!c.predicted_ns) continue;
+    points.push_back({c.measured_ns, *c.predicted_ns, fmt::format("{} on {}", c.collective.op, c.collective.ranks),
+                      fmt::format("{} {} on {} ranks ({}): measured {:.3f} us, predicted {:.3f} us, error {:+.1f}%", c.collective.op,
+                                  sim::config::format_bytes(c.collective.size_bytes), c.collective.ranks, c.collective.forced_text(),
+                                  c.measured_ns / 1e3, *c.predicted_ns / 1e3, c.error_percent())});
+  }
+  return points;
+}
+
+constexpr std::string_view kCollectivesNote =
+    "The collective library's results (cases nccl_*), predicted with kind collective, library nccl, host one_thread; judged "
+    "apart from the pattern cases (not in the MAPE above them nor in --max-mape). forced: the algorithm/protocol the "
+    "measurement forced through NCCL_ALGO/NCCL_PROTO (auto: NCCL chose); Tessera's choice: what Tessera's model of NCCL ran; "
+    "NCCL model: NCCL's own cost-model time for its choice.";
+
 std::vector<ScatterPoint> scatter_points(const ValidationReport& r) {
   std::vector<ScatterPoint> points;
   for (const ValidationCase& c : r.cases) {
@@ -64,14 +84,18 @@ std::vector<ScatterPoint> scatter_points(const ValidationReport& r) {
 
 std::string validation_markdown(const ValidationReport& r) {
   std::string out = fmt::format("# {}\n\n", title(r));
-  out += fmt::format("Tessera {}; system `{}`; every passed, non-shared pattern result under `{}`. Pattern results are never "
+  out += fmt::format("Tessera {}; system `{}`; every passed, non-shared pattern result{} under `{}`. Pattern results are never "
                      "used by `tessera calibrate`.\n\n",
-                     run::kVersion, r.system_argument, r.measured_folder);
+                     run::kVersion, r.system_argument, r.collectives.empty() ? "" : " and collective-library result", r.measured_folder);
   out += "## Summary\n\n";
   for (const std::string& line : summary_lines(r)) out += "- " + line + "\n";
-  out += "\n## Cases\n\n" + markdown_table(cases_table(r));
-  out += "\n## Variants\n\nCases that differ only by `workload.variant`, fastest first.\n\n";
-  out += r.groups.empty() ? "No case was measured in two variants or more.\n" : markdown_table(groups_table(r));
+  // A folder of library collectives alone has no pattern sections.
+  if (!r.cases.empty() || r.collectives.empty()) {
+    out += "\n## Cases\n\n" + markdown_table(cases_table(r));
+    out += "\n## Variants\n\nCases that differ only by `workload.variant`, fastest first.\n\n";
+    out += r.groups.empty() ? "No case was measured in two variants or more.\n" : markdown_table(groups_table(r));
+  }
+  if (!r.collectives.empty()) out += fmt::format("\n## Collectives\n\n{}\n\n", kCollectivesNote) + markdown_table(collectives_table(r));
   if (!r.skipped.empty()) {
     out += "\n## Skipped files\n\n";
     for (const measured::SkippedFile& s : r.skipped) out += fmt::format("- `{}`: {}\n", s.display_name, s.reason);
@@ -83,18 +107,31 @@ std::string validation_html(const ValidationReport& r) {
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n",
       html_escape(title(r)), kStyle);
-  out += fmt::format("<h1>{}</h1>\n<p class=\"note\">Tessera {}; system <code>{}</code>; every passed, non-shared pattern result "
+  out += fmt::format("<h1>{}</h1>\n<p class=\"note\">Tessera {}; system <code>{}</code>; every passed, non-shared pattern result{} "
                      "under <code>{}</code>.</p>\n",
-                     html_escape(title(r)), html_escape(run::kVersion), html_escape(r.system_argument), html_escape(r.measured_folder));
+                     html_escape(title(r)), html_escape(run::kVersion), html_escape(r.system_argument),
+                     r.collectives.empty() ? "" : " and collective-library result", html_escape(r.measured_folder));
   out += "<h2>Summary</h2>\n<ul>\n";
   for (const std::string& line : summary_lines(r)) out += "<li>" + html_escape(line) + "</li>\n";
-  out += "</ul>\n<h2>Predicted against measured</h2>\n";
-  const std::vector<ScatterPoint> points = scatter_points(r);
-  out += log_log_scatter_svg(points) + scatter_legend_html(points);
-  out += "<p class=\"note\">Log-log. The solid line is perfect prediction; dashed lines &plusmn;10%, dotted &plusmn;25%.</p>\n";
-  out += "<h2>Cases</h2>\n" + html_table(cases_table(r), 5, "failed");
-  out += "<h2>Variants</h2>\n<p class=\"note\">Cases that differ only by workload.variant, fastest first.</p>\n";
-  out += r.groups.empty() ? "<p>No case was measured in two variants or more.</p>\n" : html_table(groups_table(r), 6, "NO");
+  out += "</ul>\n";
+  // A folder of library collectives alone has no pattern sections.
+  if (!r.cases.empty() || r.collectives.empty()) {
+    out += "<h2>Predicted against measured</h2>\n";
+    const std::vector<ScatterPoint> points = scatter_points(r);
+    out += log_log_scatter_svg(points) + scatter_legend_html(points);
+    out += "<p class=\"note\">Log-log. The solid line is perfect prediction; dashed lines &plusmn;10%, dotted &plusmn;25%.</p>\n";
+    out += "<h2>Cases</h2>\n" + html_table(cases_table(r), 5, "failed");
+    out += "<h2>Variants</h2>\n<p class=\"note\">Cases that differ only by workload.variant, fastest first.</p>\n";
+    out += r.groups.empty() ? "<p>No case was measured in two variants or more.</p>\n" : html_table(groups_table(r), 6, "NO");
+  }
+  if (!r.collectives.empty()) {
+    out += fmt::format("<h2>Collectives</h2>\n<p class=\"note\">{}</p>\n", html_escape(std::string(kCollectivesNote)));
+    const std::vector<ScatterPoint> collective_points = collective_scatter_points(r);
+    out += log_log_scatter_svg(collective_points) + scatter_legend_html(collective_points);
+    out += "<p class=\"note\">Log-log, one colour per op and rank count. The solid line is perfect prediction; dashed lines "
+           "&plusmn;10%, dotted &plusmn;25%.</p>\n";
+    out += html_table(collectives_table(r), 5, "failed");
+  }
   if (!r.skipped.empty()) {
     out += "<h2>Skipped files</h2>\n<ul>\n";
     for (const measured::SkippedFile& s : r.skipped) {

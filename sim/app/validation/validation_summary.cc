@@ -12,6 +12,60 @@ namespace {
 
 nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
+// The library collectives: their own summary keys (sizes from kSmallCollectiveBytes up, and
+// below) and array, apart from the pattern cases'.
+void add_collectives_json(const ValidationReport& r, nlohmann::json& j) {
+  const CollectiveSummary& s = r.collective_summary;
+  const auto worst = [&](const CollectiveClassSummary& c) {
+    return c.worst_case ? nlohmann::json(r.collectives[*c.worst_case].source->display_name) : nlohmann::json(nullptr);
+  };
+  j["collectives_small_below_bytes"] = kSmallCollectiveBytes;
+  j["collectives_predicted_statistic"] =
+      fmt::format("collective.time_us of kind collective, library nccl, host one_thread, {} iterations up to {} bytes, {} above",
+                  kSteadyStateIterations, kSteadyStateMaxBytes, kLargeIterations);
+  j["collectives_mape_percent"] = optional_number(s.large.mape_percent);
+  j["collectives_max_abs_error_percent"] = optional_number(s.large.max_abs_error_percent);
+  j["collectives_worst_case"] = worst(s.large);
+  j["collectives_library_model_mape_percent"] = optional_number(s.large.library_model_mape_percent);
+  j["collectives_small_mape_percent"] = optional_number(s.small.mape_percent);
+  j["collectives_small_max_abs_error_percent"] = optional_number(s.small.max_abs_error_percent);
+  j["collectives_small_worst_case"] = worst(s.small);
+  j["collectives_small_library_model_mape_percent"] = optional_number(s.small.library_model_mape_percent);
+  j["collective_cases_total"] = s.cases;
+  j["collective_cases_predicted"] = s.predicted;
+  j["collective_cases_large"] = s.large.cases;
+  j["collective_cases_small"] = s.small.cases;
+  nlohmann::json cases = nlohmann::json::array();
+  for (const CollectiveCase& c : r.collectives) {
+    const auto model_error = c.library_model_error_percent();
+    nlohmann::json e{{"file", c.source->display_name},
+                     {"case", c.source->case_name},
+                     {"op", c.collective.op},
+                     {"ranks", c.collective.ranks},
+                     {"size_bytes", c.collective.size_bytes},
+                     {"dtype", c.collective.dtype},
+                     {"algorithm_forced", c.collective.algorithm},
+                     {"protocol_forced", c.collective.protocol},
+                     {"workload", c.workload},
+                     {"device", c.source->device},
+                     {"measured_ns", c.measured_ns},
+                     {"predicted_ns", optional_number(c.predicted_ns)},
+                     {"error_percent", c.predicted_ns ? nlohmann::json(c.error_percent()) : nlohmann::json(nullptr)},
+                     {"library_model_ns", c.figures && c.figures->library_model_time_us > 0
+                                              ? nlohmann::json(c.figures->library_model_time_us * 1e3)
+                                              : nlohmann::json(nullptr)},
+                     {"library_model_error_percent", optional_number(model_error)}};
+    if (c.figures) {
+      e["algorithm"] = c.figures->algorithm;
+      e["protocol"] = c.figures->protocol;
+      e["channels"] = c.figures->channels;
+    }
+    if (!c.error.empty()) e["error"] = c.error;
+    cases.push_back(std::move(e));
+  }
+  j["collectives"] = std::move(cases);
+}
+
 }  // namespace
 
 ValidationSummary summarize(const std::vector<ValidationCase>& cases, const std::vector<VariantGroup>& groups) {
@@ -108,6 +162,7 @@ nlohmann::json validation_json(const ValidationReport& r) {
                       {"agrees", g.agrees()}});
   }
   j["groups"] = std::move(groups);
+  add_collectives_json(r, j);
   nlohmann::json skipped = nlohmann::json::array();
   for (const measured::SkippedFile& f : r.skipped) skipped.push_back({{"file", f.display_name}, {"reason", f.reason}});
   j["skipped"] = std::move(skipped);

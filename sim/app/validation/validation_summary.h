@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/measured/measured_set.h"
+#include "sim/app/validation/collective_cases.h"
 #include "sim/app/validation/validation_case.h"
 #include "sim/app/validation/variant_groups.h"
 
@@ -33,7 +34,8 @@ ValidationSummary summarize(const std::vector<ValidationCase>& cases, const std:
 
 // Everything about a validation: schema "tessera-validation/1", system, measured folder,
 // convention, summary (mape_percent, max_abs_error_percent, order_agreement, ...), cases,
-// groups, skipped files.
+// groups, skipped files; and the library collectives apart (collectives, collectives_mape_percent,
+// ...), which the pattern summary and --max-mape never include.
 struct ValidationReport {
   std::string system_argument;
   std::string system_name;
@@ -42,7 +44,9 @@ struct ValidationReport {
   std::vector<VariantGroup> groups;
   ValidationSummary summary;
   std::vector<measured::SkippedFile> skipped;
-  std::size_t microbenchmark_results = 0;  // not validated here: calibration data
+  std::size_t microbenchmark_results = 0;  // not validated here: calibration data (library collectives excluded)
+  std::vector<CollectiveCase> collectives;  // the library's collectives (collective_cases.h)
+  CollectiveSummary collective_summary;
   std::optional<double> max_mape_percent;  // --max-mape, when given
 };
 

@@ -21,7 +21,13 @@ CellTable cases_table(const ValidationReport& report);
 // case, parameters, ranks, measured order, predicted order, measured gap (%), fastest predicted?
 CellTable groups_table(const ValidationReport& report);
 
-// "MAPE: 6.21% over 14 cases (target 10%)", "worst: ...", "order agreement: ...".
+// The library collectives: op, ranks, the algorithm/protocol the measurement forced ("auto" when
+// NCCL chose), size, measured (us), predicted (us), error (%), Tessera's choice (algorithm and
+// protocol), channels, NCCL's own model (us) and its error (%); a failed run shows "failed".
+CellTable collectives_table(const ValidationReport& report);
+
+// "MAPE: 6.21% over 14 cases (target 10%)", "worst: ...", "order agreement: ..."; with library
+// collectives, their two MAPEs (from 64 KiB up, and below) after the pattern lines.
 std::vector<std::string> summary_lines(const ValidationReport& report);
 
 // Whether a cell reads as one number ("12.5", "+3.1"): numbers align right.

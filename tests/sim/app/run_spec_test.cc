@@ -13,7 +13,8 @@ using namespace tessera;
 
 TEST_CASE("every embedded system file reads through the system schema") {
   for (const char* name : {"mi300x-1", "mi300x-8", "mi325x-8", "mi355x-8", "h100-1", "h100-2", "h100-8", "h200-1", "h200-2",
-                           "h200-8", "h100-2-calibrated", "h200-1-calibrated", "h200-2-calibrated"}) {
+                           "h200-4", "h200-8", "h100-2-calibrated", "h200-1-calibrated", "h200-2-calibrated",
+                           "h200-4-calibrated"}) {
     // hbm_stream: a workload every system can run.
     const app::run::RunSpec spec =
         app::run::load_run_spec(std::nullopt, {std::string("system=") + name, "workload={kind: microbench, op: hbm_stream}"});
