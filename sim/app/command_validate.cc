@@ -1,4 +1,5 @@
-// tessera validate --measured DIR --system SYSTEM [--json] [--out DIR] [--max-mape PERCENT] [--jobs N] [--quiet]
+// tessera validate --measured DIR --system SYSTEM [--json] [--out DIR] [--max-mape PERCENT]
+//                  [--max-collectives-mape PERCENT] [--jobs N] [--quiet]
 // Runs Tessera on every measured pattern case and compares its prediction with the measurement
 // (docs/validation.md, "Validation"); the collective library's results (nccl_*) are predicted with
 // Tessera's model of the library and reported apart (validation/collective_cases.h).
@@ -55,6 +56,7 @@ int command_validate(const Args& args) {
       ("json", "print validation.json on stdout instead of the tables")
       ("out", po::value<std::string>(&out), "write report.md, validation.json and report.html into this folder")
       ("max-mape", po::value<double>(), "exit 1 when the pattern cases' MAPE exceeds this many percent (for CI); the collectives are not judged")
+      ("max-collectives-mape", po::value<double>(), "exit 1 when the collective cases' MAPE from 64 KiB exceeds this many percent (for CI)")
       ("jobs,j", po::value<unsigned>(), "cases run at once (default: the hardware threads)")
       ("quiet", "no progress line on stderr");
   const auto parsed = parse_command_line(args, opts);
@@ -64,6 +66,9 @@ int command_validate(const Args& args) {
   if (system.empty()) throw UsageError("validate: --system SYSTEM is required");
   if (vm.count("jobs") && vm["jobs"].as<unsigned>() == 0) throw UsageError("--jobs must be at least 1");
   if (vm.count("max-mape") && !(vm["max-mape"].as<double>() >= 0)) throw UsageError("--max-mape must be a percentage of 0 or more");
+  if (vm.count("max-collectives-mape") && !(vm["max-collectives-mape"].as<double>() >= 0)) {
+    throw UsageError("--max-collectives-mape must be a percentage of 0 or more");
+  }
   const unsigned jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>() : sweep::hardware_jobs();
 
   // Everything is read and checked before anything runs: a bad file or workload map is exit 2.
@@ -140,6 +145,15 @@ int command_validate(const Args& args) {
                              report.summary.mape_percent ? fmt::format("{:.2f}%", *report.summary.mape_percent) : "n/a",
                              *report.max_mape_percent);
     exit_code = kExitRunFailed;
+  }
+  if (vm.count("max-collectives-mape")) {
+    const double limit = vm["max-collectives-mape"].as<double>();
+    const std::optional<double>& mape = report.collective_summary.large.mape_percent;
+    if (!mape || *mape > limit) {
+      std::cerr << fmt::format("tessera validate: collectives' MAPE from 64 KiB {} exceeds --max-collectives-mape {:g}%\n",
+                               mape ? fmt::format("{:.2f}%", *mape) : "n/a (no collective case from 64 KiB)", limit);
+      exit_code = kExitRunFailed;
+    }
   }
   return exit_code;
 }
