@@ -7,7 +7,7 @@ namespace tessera::workloads::replay {
 HostProgram::HostProgram(models::machine::Machine& machine, const trace::Trace& trace, std::uint32_t rank,
                          std::vector<std::unique_ptr<TraceKernel>>& bodies,
                          std::vector<models::compute::KernelId>& kernel_ids, RankBarrier& barrier,
-                         TaxLedger& ledger, HostOptions options)
+                         TaxLedger& ledger, sim::Engine& engine, HostOptions options)
     : machine_(machine),
       trace_(trace),
       rank_(rank),
@@ -16,7 +16,7 @@ HostProgram::HostProgram(models::machine::Machine& machine, const trace::Trace& 
       kernel_ids_(kernel_ids),
       barrier_(barrier),
       ledger_(ledger),
-      engine_(ledger.engine()),
+      engine_(engine),
       options_(options) {}
 
 void HostProgram::run() {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/machine/machine.h"
+#include "sim/core/engine.h"
 #include "workloads/replay/trace_kernel.h"
 #include "workloads/trace/trace.h"
 
@@ -31,7 +32,7 @@ class HostProgram {
  public:
   HostProgram(models::machine::Machine& machine, const trace::Trace& trace, std::uint32_t rank,
               std::vector<std::unique_ptr<TraceKernel>>& bodies, std::vector<models::compute::KernelId>& kernel_ids,
-              RankBarrier& barrier, TaxLedger& ledger, HostOptions options = {});
+              RankBarrier& barrier, TaxLedger& ledger, sim::Engine& engine, HostOptions options = {});
 
   void start() { run(); }
   bool finished() const { return pc_ == commands_.size(); }
@@ -57,7 +58,7 @@ class HostProgram {
   std::vector<models::compute::KernelId>& kernel_ids_;
   RankBarrier& barrier_;
   TaxLedger& ledger_;
-  sim::Engine& engine_;  // the ledger's: it schedules the end of a delay
+  sim::Engine& engine_;  // the replay's: it schedules the end of a delay
   HostOptions options_;
   std::size_t pc_ = 0;
   std::uint64_t outstanding_ = 0;

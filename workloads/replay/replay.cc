@@ -137,7 +137,7 @@ ReplayResult replay_once(const trace::Trace& trace, const models::SystemSpec& sy
   RankBarrier rank_barrier(trace.ranks);
   std::vector<std::unique_ptr<HostProgram>> hosts;
   for (std::uint32_t r = 0; r < trace.ranks; ++r) {
-    hosts.push_back(std::make_unique<HostProgram>(machine, trace, r, bodies, kernel_ids, rank_barrier, ledger,
+    hosts.push_back(std::make_unique<HostProgram>(machine, trace, r, bodies, kernel_ids, rank_barrier, ledger, engine,
                                                   HostOptions{options.ideal_locality, dataflow != nullptr, options.skip_host_delays}));
   }
 

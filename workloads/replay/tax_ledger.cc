@@ -84,7 +84,7 @@ void add_times(CategoryTimes& into, const CategoryTimes& from) {
   for (std::size_t i = 0; i < into.size(); ++i) into[i] += from[i];
 }
 
-TaxLedger::TaxLedger(const trace::Trace& trace, const IntermediateMap& intermediates, sim::Engine& engine,
+TaxLedger::TaxLedger(const trace::Trace& trace, const IntermediateMap& intermediates, const sim::Engine& engine,
                      ActivityLog* log, bool record_workgroups, std::uint64_t max_recorded)
     : intermediates_(intermediates),
       trace_(trace),

@@ -67,14 +67,11 @@ class TaxLedger {
   // `log` may be null (no slices). The engine's clock dates every change.
   // `log` may be null (nothing recorded); with a log, each GPU's breakdown over time is recorded,
   // and with `record_workgroups` also every workgroup's slices and the flag edges.
-  TaxLedger(const trace::Trace& trace, const IntermediateMap& intermediates, sim::Engine& engine, ActivityLog* log,
+  TaxLedger(const trace::Trace& trace, const IntermediateMap& intermediates, const sim::Engine& engine, ActivityLog* log,
             bool record_workgroups,
             std::uint64_t max_recorded);
 
   sim::Tick now() const { return engine_.now(); }
-  // The replay's engine, which dates every change. The hosts, which share the ledger, schedule
-  // the end of a delay (HostProgram) on it.
-  sim::Engine& engine() const { return engine_; }
   // A workgroup moves from `from` (entered at `since_ps`) to `to`.
   void workgroup(const Where& where, WorkgroupState from, sim::Tick since_ps, WorkgroupState to);
   void kernel_enqueued(std::uint32_t rank) { gpu_change(rank, [](Gpu& g) { ++g.kernels_in_flight; }); }
@@ -137,7 +134,7 @@ class TaxLedger {
 
   const IntermediateMap& intermediates_;
   const trace::Trace& trace_;
-  sim::Engine& engine_;
+  const sim::Engine& engine_;
   ActivityLog* log_;
   ActivityLog* workgroup_log_;  // log_ when workgroups are recorded, else null
   std::uint64_t max_recorded_;
