@@ -31,7 +31,7 @@ CollectiveFigures figures_of(const CollectiveParams& params, const CollectivePla
   f.algorithm = algorithm_name(plan.algorithm);
   f.channels = plan.channels;
   if (plan.nccl) {
-    f.protocol = nccl_protocol_name(plan.nccl->protocol);
+    f.protocol = patterns::nccl_protocol_name(plan.nccl->protocol);
     f.library_model_time_us = plan.nccl->model_time_us;
   }
   f.dtype = std::string(models::compute::dtype_name(params.dtype));

@@ -15,14 +15,6 @@ std::string name_in(const std::vector<std::pair<std::string, E>>& table, E value
 
 }  // namespace
 
-const std::vector<std::pair<std::string, CollectiveOp>>& collective_op_choices() {
-  static const std::vector<std::pair<std::string, CollectiveOp>> names{
-      {"all_gather", CollectiveOp::kAllGather}, {"all_reduce", CollectiveOp::kAllReduce},
-      {"reduce_scatter", CollectiveOp::kReduceScatter}, {"broadcast", CollectiveOp::kBroadcast},
-      {"reduce", CollectiveOp::kReduce}, {"all_to_all", CollectiveOp::kAllToAll}};
-  return names;
-}
-
 const std::vector<std::pair<std::string, CollectiveLibrary>>& collective_library_choices() {
   static const std::vector<std::pair<std::string, CollectiveLibrary>> names{{"tessera", CollectiveLibrary::kTessera},
                                                                                    {"nccl", CollectiveLibrary::kNccl}};
@@ -60,7 +52,6 @@ const std::vector<std::pair<std::string, models::compute::Dtype>>& collective_dt
   return names;
 }
 
-std::string op_name(CollectiveOp op) { return name_in(collective_op_choices(), op); }
 std::string algorithm_name(CollectiveAlgorithm algorithm) { return name_in(collective_algorithm_choices(), algorithm); }
 std::string library_name(CollectiveLibrary library) { return name_in(collective_library_choices(), library); }
 std::string protocol_name(CollectiveProtocol protocol) { return name_in(collective_protocol_choices(), protocol); }

@@ -9,14 +9,17 @@
 #include <vector>
 
 #include "models/compute/compute_timing.h"
+#include "workloads/patterns/collective_op.h"
 
 namespace tessera::workloads::collectives {
 
-// The ops, as nccl-tests names them (root 0 for broadcast and reduce).
-enum class CollectiveOp : std::uint8_t { kAllGather, kAllReduce, kReduceScatter, kBroadcast, kReduce, kAllToAll };
+// The ops (workloads/patterns/collective_op.h).
+using patterns::CollectiveOp;
+using patterns::collective_op_choices;
+using patterns::op_name;
 // Whose algorithms run: `tessera`, the kernels of workloads/patterns/ (the generated kinds'
 // collectives); `nccl`, NCCL's own choice of algorithm, protocol, channels and chunks
-// (nccl_tuning.h) run as NCCL's kernels run them (nccl_kernels.h).
+// (workloads/patterns/nccl_tuning.h) run as NCCL's kernels run them (nccl_kernels.h).
 enum class CollectiveLibrary : std::uint8_t { kTessera, kNccl };
 // `auto`: the library's own choice (tessera: ring, direct for all_to_all; nccl: its tuner's).
 enum class CollectiveAlgorithm : std::uint8_t { kAuto, kRing, kOneShot, kTree, kDirect };
@@ -29,14 +32,12 @@ enum class CollectiveProtocol : std::uint8_t { kAuto, kLL, kLL128, kSimple };
 // Each call costs the system's host.collective_call of CPU time.
 enum class CollectiveHost : std::uint8_t { kNone, kOneThread, kPerRank };
 
-const std::vector<std::pair<std::string, CollectiveOp>>& collective_op_choices();
 const std::vector<std::pair<std::string, CollectiveLibrary>>& collective_library_choices();
 const std::vector<std::pair<std::string, CollectiveAlgorithm>>& collective_algorithm_choices();
 const std::vector<std::pair<std::string, CollectiveProtocol>>& collective_protocol_choices();
 const std::vector<std::pair<std::string, CollectiveHost>>& collective_host_choices();
 const std::vector<std::pair<std::string, models::compute::Dtype>>& collective_dtype_choices();
 
-std::string op_name(CollectiveOp op);
 std::string algorithm_name(CollectiveAlgorithm algorithm);
 std::string library_name(CollectiveLibrary library);
 std::string protocol_name(CollectiveProtocol protocol);

@@ -68,22 +68,22 @@ CollectivePlan plan_of(const CollectiveParams& p, const models::SystemSpec& syst
     plan.algorithm = p.algorithm == CollectiveAlgorithm::kAuto ? tessera_default(p.op) : p.algorithm;
     if (p.library == CollectiveLibrary::kNccl) {
       // NCCL's grouped sends and receives: a channel per peer connection of its topology.
-      plan.channels = p.channels != 0 ? p.channels : nccl_topology_of(system, ranks).channels;
+      plan.channels = p.channels != 0 ? p.channels : patterns::nccl_topology_of(system, ranks).channels;
     } else if (p.channels != 0) {
       plan.channels = p.channels;
     }
     if (p.chunk_bytes != 0) plan.chunk_bytes = p.chunk_bytes;
     return plan;
   }
-  NcclOverrides overrides;
-  if (p.algorithm == CollectiveAlgorithm::kRing) overrides.algorithm = NcclAlgorithm::kRing;
-  if (p.algorithm == CollectiveAlgorithm::kTree) overrides.algorithm = NcclAlgorithm::kTree;
-  if (p.protocol == CollectiveProtocol::kLL) overrides.protocol = NcclProtocol::kLL;
-  if (p.protocol == CollectiveProtocol::kLL128) overrides.protocol = NcclProtocol::kLL128;
-  if (p.protocol == CollectiveProtocol::kSimple) overrides.protocol = NcclProtocol::kSimple;
+  patterns::NcclOverrides overrides;
+  if (p.algorithm == CollectiveAlgorithm::kRing) overrides.algorithm = patterns::NcclAlgorithm::kRing;
+  if (p.algorithm == CollectiveAlgorithm::kTree) overrides.algorithm = patterns::NcclAlgorithm::kTree;
+  if (p.protocol == CollectiveProtocol::kLL) overrides.protocol = patterns::NcclProtocol::kLL;
+  if (p.protocol == CollectiveProtocol::kLL128) overrides.protocol = patterns::NcclProtocol::kLL128;
+  if (p.protocol == CollectiveProtocol::kSimple) overrides.protocol = patterns::NcclProtocol::kSimple;
   overrides.max_channels = p.channels;
-  plan.nccl = nccl_plan(p.op, p.size_bytes, nccl_topology_of(system, ranks), overrides);
-  plan.algorithm = plan.nccl->algorithm == NcclAlgorithm::kTree ? CollectiveAlgorithm::kTree : CollectiveAlgorithm::kRing;
+  plan.nccl = patterns::nccl_plan(p.op, p.size_bytes, patterns::nccl_topology_of(system, ranks), overrides);
+  plan.algorithm = plan.nccl->algorithm == patterns::NcclAlgorithm::kTree ? CollectiveAlgorithm::kTree : CollectiveAlgorithm::kRing;
   plan.channels = plan.nccl->channels;
   plan.chunk_bytes = plan.nccl->chunk_bytes;
   return plan;

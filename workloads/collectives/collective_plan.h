@@ -1,6 +1,6 @@
 #pragma once
 // What a collective workload runs once its library has chosen: the algorithm (never `auto`),
-// the channels and chunks, and for NCCL its whole plan (nccl_tuning.h). One place decides, so
+// the channels and chunks, and for NCCL its whole plan (workloads/patterns/nccl_tuning.h). One place decides, so
 // that the trace, the buffers and the report agree.
 //
 //   library   op                                     algorithms (auto first)
@@ -18,7 +18,7 @@
 
 #include "models/system/system_spec.h"
 #include "workloads/collectives/collective_params.h"
-#include "workloads/collectives/nccl_tuning.h"
+#include "workloads/patterns/nccl_tuning.h"
 #include "workloads/patterns/param_problem.h"
 
 namespace tessera::workloads::collectives {
@@ -27,7 +27,7 @@ struct CollectivePlan {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
   std::uint32_t channels = 16;
   std::uint64_t chunk_bytes = 512ULL << 10;
-  std::optional<NcclPlan> nccl;  // library nccl, except all_to_all
+  std::optional<patterns::NcclPlan> nccl;  // library nccl, except all_to_all
 };
 
 // Why the params' library, algorithm, protocol or chunk do not go together for the op (the key

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/config/units.h"
-#include "workloads/collectives/nccl_kernels.h"
+#include "workloads/patterns/nccl_kernels.h"
 #include "workloads/patterns/gemm_tiling.h"
 #include "workloads/patterns/reduce.h"
 
@@ -68,7 +68,7 @@ CollectiveBuffers buffers_of(const CollectiveParams& params, const CollectivePla
   if (params.op == CollectiveOp::kAllGather) b.input_bytes = size / ranks;
   if (params.op == CollectiveOp::kReduceScatter) b.output_bytes = size / ranks;
   if (plan.nccl) {
-    b.scratch_bytes = nccl_fifo_bytes(*plan.nccl);
+    b.scratch_bytes = patterns::nccl_fifo_bytes(*plan.nccl);
     return b;
   }
   const bool ring = plan.algorithm == CollectiveAlgorithm::kRing;

@@ -13,7 +13,7 @@
 // with R ranks, n elements per rank (per block for all_to_all) and e bytes per element. The
 // scratch buffer is the receive slots: Tessera's ring kernels keep every piece at its own offset
 // (the size of the data; reduce.h's chain its own), NCCL's cycle a FIFO per channel
-// (nccl_kernels.h). nccl-tests runs out of place by default; so do we.
+// (workloads/patterns/nccl_kernels.h). nccl-tests runs out of place by default; so do we.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -5,7 +5,7 @@
 #include "workloads/collectives/collective_plan.h"
 #include "workloads/collectives/collective_schema.h"
 #include "workloads/collectives/collective_sizes.h"
-#include "workloads/collectives/nccl_kernels.h"
+#include "workloads/patterns/nccl_kernels.h"
 #include "workloads/patterns/all_gather.h"
 #include "workloads/patterns/all_reduce.h"
 #include "workloads/patterns/all_to_all.h"
@@ -109,7 +109,7 @@ std::uint64_t append_iteration(trace::TraceBuilder& tb, const CollectiveParams& 
   // A program's name is unique in a trace, and each iteration's has its own flags.
   const std::string name = p.iterations == 1 ? op_name(p.op) : fmt::format("{}_{}", op_name(p.op), iteration);
   if (!plan.nccl) return append_tessera(tb, p, plan, ranks, sizes, b, name, flag_base);
-  NcclKernelSpec spec;
+  patterns::NcclKernelSpec spec;
   spec.name = name;
   spec.op = p.op;
   spec.plan = *plan.nccl;
@@ -120,8 +120,8 @@ std::uint64_t append_iteration(trace::TraceBuilder& tb, const CollectiveParams& 
   spec.fifo_buffer = b.scratch;
   spec.flag_base = flag_base;
   spec.spread_rings = system.interconnect.topology == "full_mesh";
-  append_nccl_collective(tb, ranks, spec);
-  return nccl_flags(spec.plan);
+  patterns::append_nccl_collective(tb, ranks, spec);
+  return patterns::nccl_flags(spec.plan);
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 #include "tests/support/run_config.h"
 #include "workloads/collectives/collective_plan.h"
 #include "workloads/collectives/collective_schema.h"
-#include "workloads/collectives/nccl_kernels.h"
+#include "workloads/patterns/nccl_kernels.h"
 #include "workloads/collectives/collective_sizes.h"
 #include "workloads/collectives/collective_trace.h"
 #include "workloads/trace/cursor.h"
@@ -91,7 +91,7 @@ TEST_CASE("size is the gathered buffer for all_gather, the send buffer for reduc
   p.library = c::CollectiveLibrary::kNccl;
   const c::CollectivePlan nccl = plan_of(p);
   REQUIRE(nccl.nccl.has_value());
-  CHECK(c::buffers_of(p, nccl, 8).scratch_bytes == c::nccl_fifo_bytes(*nccl.nccl));
+  CHECK(c::buffers_of(p, nccl, 8).scratch_bytes == tessera::workloads::patterns::nccl_fifo_bytes(*nccl.nccl));
   CHECK(c::element_count(p) == 4ULL << 20);  // fp16
 }
 
@@ -170,7 +170,7 @@ TEST_CASE("NCCL's kernels move the bytes of its algorithms into the peers' FIFOs
       CAPTURE(c::algorithm_name(k.algorithm));
       CAPTURE(c::protocol_name(k.protocol));
       const tr::Trace t = c::make_collective_trace(p, system);
-      CHECK(buffer_bytes(t, "fifo") == c::nccl_fifo_bytes(*c::plan_of(p, system, r).nccl));
+      CHECK(buffer_bytes(t, "fifo") == tessera::workloads::patterns::nccl_fifo_bytes(*c::plan_of(p, system, r).nccl));
       const std::uint64_t wire = k.protocol == c::CollectiveProtocol::kLL ? 2 : 1;
       const std::uint64_t s = p.size_bytes * wire;
       const PeerBytes moved = peer_bytes(t);

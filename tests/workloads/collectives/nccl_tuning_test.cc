@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "tests/support/run_config.h"
-#include "workloads/collectives/nccl_tuning.h"
+#include "workloads/patterns/nccl_tuning.h"
 
-namespace c = tessera::workloads::collectives;
+namespace p = tessera::workloads::patterns;
 
 namespace {
 
@@ -25,10 +25,10 @@ struct Cell {
 };
 
 // One row of NCCL's table: Tree LL, LL128, Simple, then Ring LL, LL128, Simple.
-void check_row(const c::NcclCostModel& m, const std::vector<Cell>& row) {
-  for (int a = 0; a < c::kNcclAlgorithms; ++a) {
-    for (int p = 0; p < c::kNcclProtocols; ++p) {
-      const Cell& want = row[static_cast<std::size_t>(a * c::kNcclProtocols + p)];
+void check_row(const p::NcclCostModel& m, const std::vector<Cell>& row) {
+  for (int a = 0; a < p::kNcclAlgorithms; ++a) {
+    for (int p = 0; p < p::kNcclProtocols; ++p) {
+      const Cell& want = row[static_cast<std::size_t>(a * p::kNcclProtocols + p)];
       CAPTURE(a);
       CAPTURE(p);
       CHECK(m.bandwidth_GBps[a][p] == doctest::Approx(want.bandwidth_GBps).epsilon(0.0005));
@@ -40,14 +40,14 @@ void check_row(const c::NcclCostModel& m, const std::vector<Cell>& row) {
 }  // namespace
 
 TEST_CASE("the topology NCCL finds on NVLink 4 x 18: ring 12 x 30 GB/s, tree 12 x 60 (2 ranks) or 12 x 30, 24 channels") {
-  const c::NcclTopology two = c::nccl_topology_of(system_named("h200-2"), 2);
-  CHECK(two.generation == c::NcclGeneration::kHopper);
+  const p::NcclTopology two = p::nccl_topology_of(system_named("h200-2"), 2);
+  CHECK(two.generation == p::NcclGeneration::kHopper);
   CHECK(two.nvlink);
   CHECK(two.graph_channels == 12);
   CHECK(two.ring_bw_GBps == doctest::Approx(30.0));
   CHECK(two.tree_bw_GBps == doctest::Approx(60.0));
   CHECK(two.channels == 24);
-  const c::NcclTopology four = c::nccl_topology_of(system_named("h200-8"), 4);
+  const p::NcclTopology four = p::nccl_topology_of(system_named("h200-8"), 4);
   CHECK(four.graph_channels == 12);
   CHECK(four.ring_bw_GBps == doctest::Approx(30.0));
   CHECK(four.tree_bw_GBps == doctest::Approx(30.0));
@@ -55,96 +55,96 @@ TEST_CASE("the topology NCCL finds on NVLink 4 x 18: ring 12 x 30 GB/s, tree 12 
 }
 
 TEST_CASE("the cost model reproduces NCCL's tuning table on two and four H200s") {
-  const c::NcclTopology two = c::nccl_topology_of(system_named("h200-2"), 2);
-  const c::NcclTopology four = c::nccl_topology_of(system_named("h200-8"), 4);
+  const p::NcclTopology two = p::nccl_topology_of(system_named("h200-2"), 2);
+  const p::NcclTopology four = p::nccl_topology_of(system_named("h200-8"), 4);
   const Cell none{0, 0};
   // Two ranks.
-  check_row(c::nccl_cost_model(c::CollectiveOp::kBroadcast, two),
+  check_row(p::nccl_cost_model(p::CollectiveOp::kBroadcast, two),
             {none, none, none, {7.2, 141.0}, {15.9, 331.2}, {11.8, 360.0}});
-  check_row(c::nccl_cost_model(c::CollectiveOp::kReduce, two),
+  check_row(p::nccl_cost_model(p::CollectiveOp::kReduce, two),
             {none, none, none, {7.2, 141.0}, {15.9, 331.2}, {11.8, 360.0}});
-  check_row(c::nccl_cost_model(c::CollectiveOp::kAllGather, two),
+  check_row(p::nccl_cost_model(p::CollectiveOp::kAllGather, two),
             {none, none, none, {7.2, 282.0}, {15.9, 662.4}, {11.8, 720.0}});
-  check_row(c::nccl_cost_model(c::CollectiveOp::kReduceScatter, two),
+  check_row(p::nccl_cost_model(p::CollectiveOp::kReduceScatter, two),
             {none, none, none, {7.2, 282.0}, {15.9, 662.4}, {11.8, 720.0}});
-  check_row(c::nccl_cost_model(c::CollectiveOp::kAllReduce, two),
+  check_row(p::nccl_cost_model(p::CollectiveOp::kAllReduce, two),
             {{8.0, 61.1}, {16.5, 180.6}, {16.4, 232.2}, {7.8, 141.0}, {17.8, 331.2}, {15.2, 360.0}});
   // Four ranks.
-  check_row(c::nccl_cost_model(c::CollectiveOp::kBroadcast, four),
+  check_row(p::nccl_cost_model(p::CollectiveOp::kBroadcast, four),
             {none, none, none, {7.2, 141.0}, {15.9, 331.2}, {11.8, 360.0}});
-  check_row(c::nccl_cost_model(c::CollectiveOp::kAllGather, four),
+  check_row(p::nccl_cost_model(p::CollectiveOp::kAllGather, four),
             {none, none, none, {8.4, 188.0}, {19.7, 441.6}, {18.6, 480.0}});
-  check_row(c::nccl_cost_model(c::CollectiveOp::kAllReduce, four),
+  check_row(p::nccl_cost_model(p::CollectiveOp::kAllReduce, four),
             {{10.4, 43.6}, {21.5, 128.8}, {32.4, 165.6}, {10.2, 94.0}, {25.4, 220.8}, {28.8, 240.0}});
 }
 
 TEST_CASE("NCCL's choice of algorithm, protocol and channels per call, as it logged them") {
-  const c::NcclTopology two = c::nccl_topology_of(system_named("h200-2"), 2);
-  const c::NcclTopology four = c::nccl_topology_of(system_named("h200-8"), 4);
+  const p::NcclTopology two = p::nccl_topology_of(system_named("h200-2"), 2);
+  const p::NcclTopology four = p::nccl_topology_of(system_named("h200-8"), 4);
   struct Choice {
-    const c::NcclTopology* topology;
-    c::CollectiveOp op;
+    const p::NcclTopology* topology;
+    p::CollectiveOp op;
     std::uint64_t bytes;
-    c::NcclProtocol protocol;
+    p::NcclProtocol protocol;
     std::uint32_t channels;
   };
-  const auto all_reduce = c::CollectiveOp::kAllReduce;
-  const auto all_gather = c::CollectiveOp::kAllGather;
+  const auto all_reduce = p::CollectiveOp::kAllReduce;
+  const auto all_gather = p::CollectiveOp::kAllGather;
   const std::vector<Choice> logged{
-      {&two, all_reduce, 8, c::NcclProtocol::kLL, 1},
-      {&two, all_reduce, 32 << 10, c::NcclProtocol::kLL, 4},
-      {&two, all_reduce, 1 << 20, c::NcclProtocol::kLL, 24},
-      {&two, all_reduce, 8 << 20, c::NcclProtocol::kSimple, 24},
-      {&two, all_reduce, 1ULL << 30, c::NcclProtocol::kSimple, 24},
-      {&two, all_gather, 32 << 10, c::NcclProtocol::kLL, 4},
-      {&two, all_gather, 8 << 20, c::NcclProtocol::kSimple, 24},
-      {&four, all_reduce, 32 << 10, c::NcclProtocol::kLL, 2},
-      {&four, all_reduce, 8 << 20, c::NcclProtocol::kLL128, 24},
-      {&four, all_reduce, 128 << 20, c::NcclProtocol::kSimple, 24},
-      {&four, all_gather, 8 << 20, c::NcclProtocol::kSimple, 24},
-      {&four, c::CollectiveOp::kBroadcast, 1 << 20, c::NcclProtocol::kLL, 24},
+      {&two, all_reduce, 8, p::NcclProtocol::kLL, 1},
+      {&two, all_reduce, 32 << 10, p::NcclProtocol::kLL, 4},
+      {&two, all_reduce, 1 << 20, p::NcclProtocol::kLL, 24},
+      {&two, all_reduce, 8 << 20, p::NcclProtocol::kSimple, 24},
+      {&two, all_reduce, 1ULL << 30, p::NcclProtocol::kSimple, 24},
+      {&two, all_gather, 32 << 10, p::NcclProtocol::kLL, 4},
+      {&two, all_gather, 8 << 20, p::NcclProtocol::kSimple, 24},
+      {&four, all_reduce, 32 << 10, p::NcclProtocol::kLL, 2},
+      {&four, all_reduce, 8 << 20, p::NcclProtocol::kLL128, 24},
+      {&four, all_reduce, 128 << 20, p::NcclProtocol::kSimple, 24},
+      {&four, all_gather, 8 << 20, p::NcclProtocol::kSimple, 24},
+      {&four, p::CollectiveOp::kBroadcast, 1 << 20, p::NcclProtocol::kLL, 24},
   };
   for (const Choice& k : logged) {
     CAPTURE(k.topology->ranks);
-    CAPTURE(c::op_name(k.op));
+    CAPTURE(p::op_name(k.op));
     CAPTURE(k.bytes);
-    const c::NcclPlan plan = c::nccl_plan(k.op, k.bytes, *k.topology);
-    CHECK(plan.algorithm == c::NcclAlgorithm::kRing);  // NCCL chose no tree at these sizes
-    CHECK(c::nccl_protocol_name(plan.protocol) == c::nccl_protocol_name(k.protocol));
+    const p::NcclPlan plan = p::nccl_plan(k.op, k.bytes, *k.topology);
+    CHECK(plan.algorithm == p::NcclAlgorithm::kRing);  // NCCL chose no tree at these sizes
+    CHECK(p::nccl_protocol_name(plan.protocol) == p::nccl_protocol_name(k.protocol));
     CHECK(plan.channels == k.channels);
   }
 }
 
 TEST_CASE("chunks and FIFOs per protocol, and the overrides") {
-  const c::NcclTopology two = c::nccl_topology_of(system_named("h200-2"), 2);
+  const p::NcclTopology two = p::nccl_topology_of(system_named("h200-2"), 2);
   // Ring Simple all_reduce: chunk = 4 steps of 512 KiB, slices of 2 steps, 4 slices in the FIFO.
-  c::NcclPlan p = c::nccl_plan(c::CollectiveOp::kAllReduce, 1ULL << 30, two);
+  p::NcclPlan p = p::nccl_plan(p::CollectiveOp::kAllReduce, 1ULL << 30, two);
   CHECK(p.chunk_bytes == 2ULL << 20);
   CHECK(p.slice_bytes == 1ULL << 20);
   CHECK(p.fifo_slices == 4);
   CHECK(p.wire_per_data == 1.0);
   // LL: a 64 KiB step of 16-byte lines, half of them flags.
-  p = c::nccl_plan(c::CollectiveOp::kAllReduce, 1ULL << 30, two, {.protocol = c::NcclProtocol::kLL});
+  p = p::nccl_plan(p::CollectiveOp::kAllReduce, 1ULL << 30, two, {.protocol = p::NcclProtocol::kLL});
   CHECK(p.chunk_bytes == 32ULL << 10);
   CHECK(p.fifo_slices == 8);
   CHECK(p.wire_per_data == 2.0);
   // LL128: a 614400-byte step of 128-byte lines, 120 bytes of data each.
-  p = c::nccl_plan(c::CollectiveOp::kAllReduce, 1ULL << 30, two, {.protocol = c::NcclProtocol::kLL128});
+  p = p::nccl_plan(p::CollectiveOp::kAllReduce, 1ULL << 30, two, {.protocol = p::NcclProtocol::kLL128});
   CHECK(p.chunk_bytes == 576000);
   // Broadcast runs one step per chunk.
-  p = c::nccl_plan(c::CollectiveOp::kBroadcast, 1ULL << 30, two, {.protocol = c::NcclProtocol::kSimple});
+  p = p::nccl_plan(p::CollectiveOp::kBroadcast, 1ULL << 30, two, {.protocol = p::NcclProtocol::kSimple});
   CHECK(p.chunk_bytes == 512ULL << 10);
   CHECK(p.slice_bytes == 512ULL << 10);
   CHECK(p.fifo_slices == 8);
   // The channels can be capped (NCCL_MAX_NCHANNELS).
-  CHECK(c::nccl_plan(c::CollectiveOp::kAllReduce, 1ULL << 30, two, {.max_channels = 8}).channels == 8);
+  CHECK(p::nccl_plan(p::CollectiveOp::kAllReduce, 1ULL << 30, two, {.max_channels = 8}).channels == 8);
   // Forced tree: NCCL's model ranks it, and tree runs all_reduce only.
-  CHECK(c::nccl_plan(c::CollectiveOp::kAllReduce, 1ULL << 30, two, {.algorithm = c::NcclAlgorithm::kTree}).algorithm ==
-        c::NcclAlgorithm::kTree);
-  CHECK_THROWS_AS(c::nccl_plan(c::CollectiveOp::kAllGather, 1 << 20, two, {.algorithm = c::NcclAlgorithm::kTree}),
+  CHECK(p::nccl_plan(p::CollectiveOp::kAllReduce, 1ULL << 30, two, {.algorithm = p::NcclAlgorithm::kTree}).algorithm ==
+        p::NcclAlgorithm::kTree);
+  CHECK_THROWS_AS(p::nccl_plan(p::CollectiveOp::kAllGather, 1 << 20, two, {.algorithm = p::NcclAlgorithm::kTree}),
                   std::invalid_argument);
   // NCCL's own time: latency + bytes / bandwidth (1 GiB ring Simple all_reduce: 15.2 + 1073741824 / 360000 us).
-  CHECK(c::nccl_plan(c::CollectiveOp::kAllReduce, 1ULL << 30, two).model_time_us ==
+  CHECK(p::nccl_plan(p::CollectiveOp::kAllReduce, 1ULL << 30, two).model_time_us ==
         doctest::Approx(15.2 + 1073741824.0 / 360000.0));
 }
 
@@ -152,11 +152,11 @@ TEST_CASE("over PCIe NCCL runs no LL128 and its latencies are PCIe's") {
   tessera::models::SystemSpec pcie = system_named("h200-2");
   pcie.interconnect.topology = "none";
   pcie.interconnect.links_per_gpu = 0;
-  const c::NcclTopology t = c::nccl_topology_of(pcie, 2);
+  const p::NcclTopology t = p::nccl_topology_of(pcie, 2);
   CHECK_FALSE(t.nvlink);
-  const c::NcclCostModel m = c::nccl_cost_model(c::CollectiveOp::kAllReduce, t);
+  const p::NcclCostModel m = p::nccl_cost_model(p::CollectiveOp::kAllReduce, t);
   CHECK(m.bandwidth_GBps[1][1] == 0.0);  // ring LL128
   CHECK(m.latency_us[1][2] == doctest::Approx(8.4 + 2 * 5.7));  // ring Simple: base + 2 steps of PCIe's 5.7 us
-  CHECK_THROWS_AS(c::nccl_plan(c::CollectiveOp::kAllReduce, 1 << 20, t, {.protocol = c::NcclProtocol::kLL128}),
+  CHECK_THROWS_AS(p::nccl_plan(p::CollectiveOp::kAllReduce, 1 << 20, t, {.protocol = p::NcclProtocol::kLL128}),
                   std::invalid_argument);
 }

@@ -1,4 +1,4 @@
-#include "workloads/collectives/nccl_kernels.h"
+#include "workloads/patterns/nccl_kernels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "workloads/patterns/gemm_tiling.h"
 #include "workloads/patterns/reduce_scatter.h"
 
-namespace tessera::workloads::collectives {
+namespace tessera::workloads::patterns {
 namespace {
 
 using trace::Expr;
@@ -133,7 +133,7 @@ class ProgramWriter {
     }
     if ((s.prims & kInput) != 0u) p_.load(spec_.input_buffer, me, input_at, bytes);
     if ((s.prims & kReduce) != 0u) {
-      p_.compute((trace::div(trace::reg(kRegHi), q) - trace::div(trace::reg(kRegLo), q)) * patterns::kFlopsPerAdd,
+      p_.compute((trace::div(trace::reg(kRegHi), q) - trace::div(trace::reg(kRegLo), q)) * kFlopsPerAdd,
                  models::compute::Dtype::kFp32);
     }
     if ((s.prims & kSend) != 0u) {
@@ -205,7 +205,7 @@ std::vector<Step> ring_steps(CollectiveOp op, std::uint32_t r, std::uint32_t n, 
   return steps;
 }
 
-// How many rings the channels spread over (patterns::ring_stride's strides), and the inverse of a
+// How many rings the channels spread over (ring_stride's strides), and the inverse of a
 // stride modulo the ranks (the strides are odd or R - 1, so coprime with R).
 std::uint32_t ring_classes(std::uint32_t ranks, bool spread) {
   if (!spread || ranks < 3) return 1;
@@ -247,7 +247,7 @@ Layout layout_of(const NcclKernelSpec& spec, std::uint32_t ranks) {
   const NcclPlan& plan = spec.plan;
   Layout l;
   l.protocol = plan.protocol;
-  l.element_bytes = patterns::element_bytes(spec.dtype);
+  l.element_bytes = element_bytes(spec.dtype);
   const bool blocks = spec.op == CollectiveOp::kAllGather || spec.op == CollectiveOp::kReduceScatter;
   const bool ring_all_reduce = spec.op == CollectiveOp::kAllReduce && plan.algorithm == NcclAlgorithm::kRing;
   const std::uint64_t unit_bytes = blocks ? spec.size_bytes / ranks : spec.size_bytes;
@@ -299,7 +299,7 @@ std::vector<std::uint32_t> append_nccl_collective(trace::TraceBuilder& builder, 
       // they drive different links, as NCCL's search gives each channel its own ring there).
       const std::uint32_t classes = ring_classes(ranks, spec.spread_rings);
       for (std::uint32_t k = 0; k < classes; ++k) {
-        const std::uint32_t d = patterns::ring_stride(ranks, k, spec.spread_rings);
+        const std::uint32_t d = ring_stride(ranks, k, spec.spread_rings);
         const std::uint32_t position = static_cast<std::uint32_t>((std::uint64_t{r} * inverse_mod(d, ranks)) % ranks);
         const std::uint32_t root_position =
             static_cast<std::uint32_t>((std::uint64_t{spec.root} * inverse_mod(d, ranks)) % ranks);
@@ -359,4 +359,4 @@ std::vector<std::uint32_t> append_nccl_collective(trace::TraceBuilder& builder, 
   return kernels;
 }
 
-}  // namespace tessera::workloads::collectives
+}  // namespace tessera::workloads::patterns

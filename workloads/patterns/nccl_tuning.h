@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "models/system/system_spec.h"
-#include "workloads/collectives/collective_params.h"
+#include "workloads/patterns/collective_op.h"
 
-namespace tessera::workloads::collectives {
+namespace tessera::workloads::patterns {
 
 enum class NcclAlgorithm : std::uint8_t { kTree, kRing };         // NCCL's order (NCCL_ALGO_TREE = 0)
 enum class NcclProtocol : std::uint8_t { kLL, kLL128, kSimple };  // NCCL's order (NCCL_PROTO_LL = 0)
@@ -93,4 +93,4 @@ struct NcclOverrides {
 NcclPlan nccl_plan(CollectiveOp op, std::uint64_t bytes, const NcclTopology& topology,
                    const NcclOverrides& overrides = {});
 
-}  // namespace tessera::workloads::collectives
+}  // namespace tessera::workloads::patterns

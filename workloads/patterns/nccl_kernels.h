@@ -48,11 +48,11 @@
 #include <vector>
 
 #include "models/compute/compute_timing.h"
-#include "workloads/collectives/collective_params.h"
-#include "workloads/collectives/nccl_tuning.h"
+#include "workloads/patterns/collective_op.h"
+#include "workloads/patterns/nccl_tuning.h"
 #include "workloads/trace/builder.h"
 
-namespace tessera::workloads::collectives {
+namespace tessera::workloads::patterns {
 
 struct NcclKernelSpec {
   std::string name = "nccl";
@@ -64,7 +64,7 @@ struct NcclKernelSpec {
   std::uint32_t output_buffer = trace::kNoBuffer;
   std::uint32_t fifo_buffer = trace::kNoBuffer;  // nccl_fifo_bytes per rank
   std::uint32_t root = 0;                        // broadcast, reduce
-  bool spread_rings = false;  // a full mesh: channels on rings of different strides (patterns::ring_stride)
+  bool spread_rings = false;  // a full mesh: channels on rings of different strides (reduce_scatter.h ring_stride)
   std::uint64_t flag_base = 0;
   std::uint32_t stream = 0;
 };
@@ -80,4 +80,4 @@ std::uint64_t nccl_flags(const NcclPlan& plan);
 std::vector<std::uint32_t> append_nccl_collective(trace::TraceBuilder& builder, std::uint32_t ranks,
                                                   const NcclKernelSpec& spec);
 
-}  // namespace tessera::workloads::collectives
+}  // namespace tessera::workloads::patterns

@@ -1,4 +1,4 @@
-#include "workloads/collectives/nccl_tuning.h"
+#include "workloads/patterns/nccl_tuning.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace tessera::workloads::collectives {
+namespace tessera::workloads::patterns {
 namespace {
 
 constexpr int kTree = static_cast<int>(NcclAlgorithm::kTree);
@@ -274,4 +274,4 @@ NcclTopology nccl_topology_of(const models::SystemSpec& system, std::uint32_t ra
   return t;
 }
 
-}  // namespace tessera::workloads::collectives
+}  // namespace tessera::workloads::patterns
