@@ -83,12 +83,10 @@ std::uint32_t CacheHierarchy::l2_index(std::uint32_t requester, std::uint64_t ad
 }
 
 void CacheHierarchy::memory_side_read(std::span<const Segment> segments, HierarchyResult& r) {
-  for (const Segment& s : segments) {
-    const MemorySideResult m = mall_.read(s.address, s.bytes);
-    r.mall_hit_bytes += m.hit_bytes;
-    r.mall_miss_bytes += m.miss_bytes;
-    r.hbm_read_bytes += m.hbm_read_bytes;
-  }
+  const MemorySideResult m = mall_.read_each(segments);
+  r.mall_hit_bytes += m.hit_bytes;
+  r.mall_miss_bytes += m.miss_bytes;
+  r.hbm_read_bytes += m.hbm_read_bytes;
 }
 
 void CacheHierarchy::memory_side_write(std::uint64_t address, std::uint64_t bytes, HierarchyResult& r) {
@@ -96,7 +94,7 @@ void CacheHierarchy::memory_side_write(std::uint64_t address, std::uint64_t byte
 }
 
 void CacheHierarchy::memory_side_write(std::span<const Segment> segments, HierarchyResult& r) {
-  for (const Segment& s : segments) memory_side_write(s.address, s.bytes, r);
+  r.hbm_write_bytes += mall_.write_each(segments).hbm_write_bytes;
 }
 
 void CacheHierarchy::access_one_l2(std::uint32_t index, std::uint64_t address, std::uint64_t bytes,

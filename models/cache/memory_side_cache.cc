@@ -38,6 +38,28 @@ MemorySideResult MemorySideCache::write(std::uint64_t address, std::uint64_t byt
   return r;
 }
 
+MemorySideResult MemorySideCache::read_each(std::span<const Segment> segments) {
+  MemorySideResult r;
+  for (const Segment& s : segments) r.requested_bytes += s.bytes;
+  if (!cache_) {
+    r.miss_bytes = r.hbm_read_bytes = r.requested_bytes;
+    return r;
+  }
+  const AccessResult a = cache_->access_each(segments, AccessKind::kRead);
+  r.hit_bytes = a.hit_bytes;
+  r.miss_bytes = a.miss_bytes;
+  r.hbm_read_bytes = a.forwarded_bytes;
+  return r;
+}
+
+MemorySideResult MemorySideCache::write_each(std::span<const Segment> segments) {
+  MemorySideResult r;
+  for (const Segment& s : segments) r.requested_bytes += s.bytes;
+  r.hbm_write_bytes = r.requested_bytes;
+  if (cache_) cache_->access_each(segments, AccessKind::kWrite);
+  return r;
+}
+
 bool MemorySideCache::contains(std::uint64_t address, std::uint64_t bytes) const {
   return cache_ && cache_->contains(address, bytes);
 }

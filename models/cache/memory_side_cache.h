@@ -10,6 +10,7 @@
 // (NVIDIA): everything passes straight to HBM.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "models/cache/cache_spec.h"
@@ -38,6 +39,9 @@ class MemorySideCache {
 
   MemorySideResult read(std::uint64_t address, std::uint64_t bytes);
   MemorySideResult write(std::uint64_t address, std::uint64_t bytes);
+  // read() or write() of each segment in order, summed (an L2's misses and write-backs).
+  MemorySideResult read_each(std::span<const Segment> segments);
+  MemorySideResult write_each(std::span<const Segment> segments);
 
   // Asks the host for the state this cache will look up for `address` (no effect on results).
   void prefetch(std::uint64_t address) const {

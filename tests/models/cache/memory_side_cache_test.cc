@@ -45,3 +45,33 @@ TEST_CASE("MALL: no-allocate writes do not fill, absent MALL passes everything t
 TEST_CASE("MALL: a write-back policy is refused (it must hold no dirty data)") {
   CHECK_THROWS_AS(MemorySideCache(small_spec(256 * kKiB, 16, kKiB)), std::invalid_argument);
 }
+
+TEST_CASE("MALL: segments read or written in one call count as one call each") {
+  const Segment segments[] = {{0, 4 * kKiB}, {100 * kKiB, 3 * kKiB + 64}, {0, kKiB}, {200 * kKiB, 64}};
+  for (const bool present : {true, false}) {
+    CacheSpec spec = small_spec(256 * kKiB, 16, kKiB, Replacement::kLru, WritePolicy::kWriteThroughAllocate, 64);
+    if (!present) spec.capacity_bytes = 0;
+    MemorySideCache batched(spec);
+    MemorySideCache one_by_one(spec);
+    for (int round = 0; round < 2; ++round) {  // misses, then hits
+      const MemorySideResult a = batched.read_each(segments);
+      MemorySideResult sum;
+      for (const Segment& s : segments) {
+        const MemorySideResult b = one_by_one.read(s.address, s.bytes);
+        sum.requested_bytes += b.requested_bytes;
+        sum.hit_bytes += b.hit_bytes;
+        sum.miss_bytes += b.miss_bytes;
+        sum.hbm_read_bytes += b.hbm_read_bytes;
+      }
+      CHECK(a.requested_bytes == sum.requested_bytes);
+      CHECK(a.hit_bytes == sum.hit_bytes);
+      CHECK(a.miss_bytes == sum.miss_bytes);
+      CHECK(a.hbm_read_bytes == sum.hbm_read_bytes);
+    }
+    const Segment more[] = {{300 * kKiB, 2 * kKiB}, {0, 512}};
+    CHECK(batched.write_each(more).hbm_write_bytes == 2 * kKiB + 512);
+    for (const Segment& s : more) one_by_one.write(s.address, s.bytes);
+    CHECK(batched.resident_bytes() == one_by_one.resident_bytes());
+    CHECK(batched.contains(300 * kKiB, 2 * kKiB) == present);
+  }
+}
