@@ -89,11 +89,11 @@ struct Measurement {
 struct CollectiveFigures {
   std::string op;     // all_gather, all_reduce, reduce_scatter, broadcast, reduce, all_to_all
   std::string dtype;  // fp16, bf16, fp32
-  std::string library;    // tessera, nccl
+  std::string library;    // tessera, nccl, rccl
   std::string algorithm;  // what ran: ring, one_shot, tree, direct
   std::string protocol;   // nccl: LL, LL128, Simple; empty for tessera
   std::uint32_t channels = 0;
-  double library_model_time_us = 0.0;  // nccl: NCCL's own prediction for its choice; 0 for tessera
+  double library_model_time_us = 0.0;  // nccl, rccl: the library's own prediction for its choice; 0 for tessera
   std::uint64_t size_bytes = 0;  // nccl-tests' size (workloads/collectives/collective_sizes.h)
   std::uint64_t count = 0;       // size / element size, nccl-tests' count column
   std::uint32_t ranks = 0;

@@ -204,7 +204,14 @@ const Schema<HostSpec>& host_schema() {
       Schema<HostSpec>("host", "the host's software costs between kernels")
           .time("collective_call", &HostSpec::collective_call_ps,
                 "CPU time per GPU of one collective-library call (NCCL/RCCL enqueue and launch); a thread issuing "
-                "R GPUs' calls spends R times this per collective; 0 s: free (kind collective, host: one_thread)");
+                "R GPUs' calls spends R times this per collective; 0 s: free (kind collective, host: one_thread)")
+          .time("framework_op", &HostSpec::framework_op_ps,
+                "CPU time of one eager-framework op (PyTorch: Python, dispatch, launch) per rank's process, "
+                "before each compute kernel of a bulk-synchronous variant with host: pytorch; 0 s: free")
+          .time("framework_collective", &HostSpec::framework_collective_ps,
+                "CPU time of one collective through the framework's process group (torch.distributed with its "
+                "library's enqueue) per rank's process, before each collective of a bulk-synchronous variant "
+                "with host: pytorch; 0 s: free");
   return s;
 }
 

@@ -113,6 +113,11 @@ struct HostSpec {
   // CPU time per GPU of one vendor-library collective call (NCCL's or RCCL's enqueue and launch):
   // a host thread issuing R GPUs' calls spends R times this per collective.
   sim::Tick collective_call_ps = 0;
+  // An eager framework's host time per op (PyTorch: Python, the dispatcher, the launch), each
+  // rank's process issuing its own ops: per compute kernel, and per collective call through the
+  // framework's process group (its bookkeeping and the library's enqueue together).
+  sim::Tick framework_op_ps = 0;
+  sim::Tick framework_collective_ps = 0;
 };
 
 struct SystemSpec {

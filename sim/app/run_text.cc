@@ -86,7 +86,10 @@ std::string render_collective(const workloads::CollectiveFigures& c) {
              fmt::format("{:.2f}", c.time_us), fmt::format("{:.2f}", c.algbw_GBps), fmt::format("{:.2f}", c.busbw_GBps)});
   std::string ran = fmt::format("{} {}{}, {} channel(s)", c.library, c.algorithm,
                                 c.protocol.empty() ? "" : " " + c.protocol, c.channels);
-  if (c.library_model_time_us > 0) ran += fmt::format("; NCCL's own model predicts {:.2f} us", c.library_model_time_us);
+  if (c.library_model_time_us > 0) {
+    const std::string library = c.library == "rccl" ? "RCCL" : "NCCL";
+    ran += fmt::format("; {}'s own model predicts {:.2f} us", library, c.library_model_time_us);
+  }
   return fmt::format("{} on {} ranks ({}), as nccl-tests reports it (time per iteration; docs/workloads.md):\n", c.op,
                      c.ranks, ran) +
          t.render();

@@ -31,6 +31,7 @@ CollectiveFigures figures_of(const CollectiveParams& params, const CollectivePla
   f.algorithm = algorithm_name(plan.algorithm);
   f.channels = plan.channels;
   if (plan.nccl) {
+    // NCCL's or RCCL's plan: the protocol it chose and the library's own cost-model time.
     f.protocol = patterns::nccl_protocol_name(plan.nccl->protocol);
     f.library_model_time_us = plan.nccl->model_time_us;
   }

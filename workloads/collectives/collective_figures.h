@@ -30,7 +30,8 @@ double bus_bandwidth_factor(CollectiveOp op, std::uint32_t ranks);
 // algbw in decimal GB/s of `size_bytes` in `time_us`; 0 when the time is 0.
 double algorithm_bandwidth_GBps(std::uint64_t size_bytes, double time_us);
 
-// With what ran (the plan's algorithm, channels and, for nccl, protocol and NCCL's own prediction).
+// With what ran (the plan's algorithm, channels and, for nccl and rccl, protocol and the library's own
+// prediction).
 CollectiveFigures figures_of(const CollectiveParams& params, const CollectivePlan& plan, std::uint32_t ranks,
                              sim::Tick makespan_ps);
 

@@ -51,8 +51,8 @@ const Workload::Behaviour<CollectiveParams> kBehaviour{
 }  // namespace
 
 WorkloadKind collective_kind() {
-  return {"collective", "one collective (all_gather, all_reduce, reduce_scatter, broadcast, reduce, all_to_all) on Tessera's or NCCL's "
-          "algorithms, with nccl-tests' time, algbw, busbw",
+  return {"collective", "one collective (all_gather, all_reduce, reduce_scatter, broadcast, reduce, all_to_all) on Tessera's, NCCL's or "
+          "RCCL's algorithms, with nccl-tests' time, algbw, busbw",
           [](const ConfigNode& workload, const models::SystemSpec& system) {
             return Workload("collective", read_collective(workload, system), kBehaviour);
           },

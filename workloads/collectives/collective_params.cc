@@ -17,7 +17,8 @@ std::string name_in(const std::vector<std::pair<std::string, E>>& table, E value
 
 const std::vector<std::pair<std::string, CollectiveLibrary>>& collective_library_choices() {
   static const std::vector<std::pair<std::string, CollectiveLibrary>> names{{"tessera", CollectiveLibrary::kTessera},
-                                                                                   {"nccl", CollectiveLibrary::kNccl}};
+                                                                                   {"nccl", CollectiveLibrary::kNccl},
+                                                                                   {"rccl", CollectiveLibrary::kRccl}};
   return names;
 }
 

@@ -19,12 +19,14 @@ using patterns::collective_op_choices;
 using patterns::op_name;
 // Whose algorithms run: `tessera`, the kernels of workloads/patterns/ (the generated kinds'
 // collectives); `nccl`, NCCL's own choice of algorithm, protocol, channels and chunks
-// (workloads/patterns/nccl_tuning.h) run as NCCL's kernels run them (nccl_kernels.h).
-enum class CollectiveLibrary : std::uint8_t { kTessera, kNccl };
-// `auto`: the library's own choice (tessera: ring, direct for all_to_all; nccl: its tuner's).
+// (workloads/patterns/nccl_tuning.h) run as NCCL's kernels run them (nccl_kernels.h); `rccl`,
+// RCCL's choice (workloads/patterns/rccl_tuning.h: AMD's fork, its own tables and channels) run
+// on the same kernels, which RCCL shares with NCCL.
+enum class CollectiveLibrary : std::uint8_t { kTessera, kNccl, kRccl };
+// `auto`: the library's own choice (tessera: ring, direct for all_to_all; nccl, rccl: its tuner's).
 enum class CollectiveAlgorithm : std::uint8_t { kAuto, kRing, kOneShot, kTree, kDirect };
-// NCCL's protocols; `auto`: its tuner's choice. Tessera's kernels have none (their flags are
-// separate stores after the data, as NCCL's Simple).
+// NCCL's protocols (RCCL's too); `auto`: the tuner's choice. Tessera's kernels have none (their
+// flags are separate stores after the data, as NCCL's Simple).
 enum class CollectiveProtocol : std::uint8_t { kAuto, kLL, kLL128, kSimple };
 // Who issues the calls: `none`, nothing between back-to-back launches (the GPU-side time);
 // `one_thread`, one host thread issuing every rank's call in turn, as nccl-tests and the kernel
@@ -49,12 +51,12 @@ struct CollectiveParams {
   std::uint32_t ranks = 0;  // 0: every GPU of the system
   CollectiveLibrary library = CollectiveLibrary::kTessera;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
-  CollectiveProtocol protocol = CollectiveProtocol::kAuto;  // nccl only
+  CollectiveProtocol protocol = CollectiveProtocol::kAuto;  // nccl and rccl only
   // 0: the library's own. Tessera's kernels (workloads/patterns/all_reduce.h): 16 workgroups and
-  // NCCL Simple's 512 KiB step (a 4 MiB buffer in 8 steps); NCCL: its tuner's (an upper bound
-  // when given, as NCCL_MAX_NCHANNELS).
+  // NCCL Simple's 512 KiB step (a 4 MiB buffer in 8 steps); NCCL, RCCL: the tuner's (an upper
+  // bound when given, as NCCL_MAX_NCHANNELS).
   std::uint32_t channels = 0;
-  std::uint64_t chunk_bytes = 0;  // tessera only: NCCL's chunks follow its protocol
+  std::uint64_t chunk_bytes = 0;  // tessera only: NCCL's and RCCL's chunks follow the protocol
   std::uint32_t iterations = 1;  // launches back to back, as nccl-tests' `-n`
   CollectiveHost host = CollectiveHost::kNone;
 };

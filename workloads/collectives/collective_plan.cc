@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "workloads/patterns/rccl_tuning.h"
+
 namespace tessera::workloads::collectives {
 namespace {
 
@@ -17,6 +19,7 @@ bool tessera_has(CollectiveOp op, CollectiveAlgorithm a) {
   return false;
 }
 
+// NCCL's and RCCL's (RCCL's tuner offers the same algorithms within one node).
 bool nccl_has(CollectiveOp op, CollectiveAlgorithm a) {
   if (op == CollectiveOp::kAllToAll) return a == CollectiveAlgorithm::kDirect;
   if (a == CollectiveAlgorithm::kTree) return op == CollectiveOp::kAllReduce;
@@ -48,7 +51,7 @@ std::optional<patterns::ParamProblem> plan_problem(const CollectiveParams& p) {
   }
   if (tessera && p.protocol != CollectiveProtocol::kAuto) {
     return patterns::ParamProblem{"protocol", fmt::format("protocol {} is NCCL's: library tessera's kernels have "
-                                                          "none (use library: nccl, or protocol: auto)",
+                                                          "none (use library: nccl or rccl, or protocol: auto)",
                                                           protocol_name(p.protocol))};
   }
   if (tessera && p.chunk_bytes != 0 && p.chunk_bytes < 128) {
@@ -56,8 +59,10 @@ std::optional<patterns::ParamProblem> plan_problem(const CollectiveParams& p) {
                                                        "512 KiB)", p.chunk_bytes)};
   }
   if (!tessera && p.chunk_bytes != 0) {
-    return patterns::ParamProblem{"chunk", "library nccl sizes its chunks by protocol (NCCL's buffers); chunk is "
-                                           "for library tessera's kernels"};
+    const bool rccl = p.library == CollectiveLibrary::kRccl;
+    return patterns::ParamProblem{"chunk", fmt::format("library {} sizes its chunks by protocol ({}'s buffers); chunk is "
+                                                       "for library tessera's kernels",
+                                                       library_name(p.library), rccl ? "RCCL" : "NCCL")};
   }
   return std::nullopt;
 }
@@ -69,6 +74,9 @@ CollectivePlan plan_of(const CollectiveParams& p, const models::SystemSpec& syst
     if (p.library == CollectiveLibrary::kNccl) {
       // NCCL's grouped sends and receives: a channel per peer connection of its topology.
       plan.channels = p.channels != 0 ? p.channels : patterns::nccl_topology_of(system, ranks).channels;
+    } else if (p.library == CollectiveLibrary::kRccl) {
+      // RCCL's grouped sends and receives run on its p2p channels (paths.cc, ncclTopoComputeP2pChannels).
+      plan.channels = p.channels != 0 ? p.channels : patterns::rccl_topology_of(system, ranks).p2p_channels;
     } else if (p.channels != 0) {
       plan.channels = p.channels;
     }
@@ -82,7 +90,9 @@ CollectivePlan plan_of(const CollectiveParams& p, const models::SystemSpec& syst
   if (p.protocol == CollectiveProtocol::kLL128) overrides.protocol = patterns::NcclProtocol::kLL128;
   if (p.protocol == CollectiveProtocol::kSimple) overrides.protocol = patterns::NcclProtocol::kSimple;
   overrides.max_channels = p.channels;
-  plan.nccl = patterns::nccl_plan(p.op, p.size_bytes, patterns::nccl_topology_of(system, ranks), overrides);
+  plan.nccl = p.library == CollectiveLibrary::kRccl
+                  ? patterns::rccl_plan(p.op, p.size_bytes, patterns::rccl_topology_of(system, ranks), overrides)
+                  : patterns::nccl_plan(p.op, p.size_bytes, patterns::nccl_topology_of(system, ranks), overrides);
   plan.algorithm = plan.nccl->algorithm == patterns::NcclAlgorithm::kTree ? CollectiveAlgorithm::kTree : CollectiveAlgorithm::kRing;
   plan.channels = plan.nccl->channels;
   plan.chunk_bytes = plan.nccl->chunk_bytes;

@@ -23,15 +23,16 @@ const sim::config::Schema<CollectiveParams>& collective_schema() {
           .count("ranks", &P::ranks, "GPUs taking part; 0: all GPUs of the system").range(0, 1 << 16)
           .choice("library", &P::library, collective_library_choices(),
                   "whose algorithms run: tessera, the kernels of the generated kinds; nccl, NCCL 2.28's choice of "
-                  "algorithm, protocol, channels and chunks, run as its kernels run (docs/workloads.md)")
+                  "algorithm, protocol, channels and chunks, run as its kernels run; rccl, RCCL's choice (AMD's "
+                  "fork: its own tuning tables and channels) on the same kernels (docs/workloads.md)")
           .choice("algorithm", &P::algorithm, collective_algorithm_choices(),
                   "auto (the library's choice), ring, one_shot (tessera: all_gather, all_reduce, broadcast, reduce), "
-                  "tree (nccl: all_reduce) or direct (all_to_all)")
+                  "tree (nccl, rccl: all_reduce) or direct (all_to_all)")
           .choice("protocol", &P::protocol, collective_protocol_choices(),
-                  "NCCL's protocol (nccl only): auto (its tuner's choice), ll, ll128 or simple")
+                  "NCCL's protocol (nccl and rccl only): auto (the library's tuner's choice), ll, ll128 or simple")
           .count("channels", &P::channels,
-                 "workgroups per rank of the collective kernel; 0: the library's own (tessera 16; nccl its tuner's, "
-                 "which this caps as NCCL_MAX_NCHANNELS does)")
+                 "workgroups per rank of the collective kernel; 0: the library's own (tessera 16; nccl and rccl "
+                 "their tuner's, which this caps as NCCL_MAX_NCHANNELS does)")
           .range(0, 1 << 16)
           .bytes("chunk", &P::chunk_bytes, "tessera: the largest piece a channel moves at once; 0: 512 KiB")
           .range(0, 1ULL << 40)
@@ -59,7 +60,7 @@ std::optional<patterns::ParamProblem> check_against_system(const CollectiveParam
   try {
     plan = plan_of(params, system, ranks);
   } catch (const std::invalid_argument& e) {
-    // NCCL has no pair left for the overrides (e.g. LL128 over PCIe).
+    // NCCL or RCCL has no pair left for the overrides (e.g. LL128 over PCIe, tree Simple on gfx94x).
     return patterns::ParamProblem{params.protocol != CollectiveProtocol::kAuto ? "protocol" : "algorithm", e.what()};
   }
   if (auto problem = size_problem(params, plan, ranks)) return patterns::ParamProblem{"size", *problem};

@@ -109,6 +109,7 @@ std::uint64_t append_iteration(trace::TraceBuilder& tb, const CollectiveParams& 
   // A program's name is unique in a trace, and each iteration's has its own flags.
   const std::string name = p.iterations == 1 ? op_name(p.op) : fmt::format("{}_{}", op_name(p.op), iteration);
   if (!plan.nccl) return append_tessera(tb, p, plan, ranks, sizes, b, name, flag_base);
+  // NCCL's plan or RCCL's: RCCL's device code is NCCL's runRing / runTreeUpDown.
   patterns::NcclKernelSpec spec;
   spec.name = name;
   spec.op = p.op;

@@ -1,6 +1,6 @@
 #pragma once
 // The tile-level trace of kind `collective`: the op's kernel (workloads/patterns/ for library
-// tessera, nccl_kernels.h for nccl; one per rank, `channels` workgroups), launched `iterations`
+// tessera, nccl_kernels.h for nccl and rccl; one per rank, `channels` workgroups), launched `iterations`
 // times back to back on stream 0 of every rank, as nccl-tests launches its `-n` iterations before
 // one synchronisation:
 //

@@ -71,15 +71,19 @@ const sim::config::Schema<AgGemmParams>& ag_gemm_schema() {
                   "panels: one op per tile block; rows: one op per block row (exact row-major, ~100x the ops)")
           .choice("peer_order", &AgGemmParams::peer_order, peer_order_choices(),
                   "order of the ranks a GEMM reads (pull, push) or a producer writes (push)")
-          .choice("collective", &AgGemmParams::collective, all_gather_algorithm_choices(),
-                  "bsp: all-gather algorithm")
-          .count("collective_workgroups", &AgGemmParams::collective_workgroups, "bsp: all-gather channels")
+          .choice("collective", &AgGemmParams::collective, bsp_collective_choices(),
+                  "bsp: the all-gather: Tessera's ring or one_shot kernel, or NCCL's or RCCL's own choice")
+          .count("collective_workgroups", &AgGemmParams::collective_workgroups,
+                 "bsp: all-gather channels of Tessera's kernels")
           .range(1, 1 << 16)
           .bytes("collective_chunk", &AgGemmParams::collective_chunk_bytes,
                  "bsp: the largest piece an all-gather channel moves at once")
           .range(128, 1ULL << 40)
           .boolean("concat", &AgGemmParams::concat,
-                   "bsp: copy the gathered shards into one m x k matrix before the GEMM (torch.cat)");
+                   "bsp: copy the gathered shards into one m x k matrix before the GEMM (torch.cat)")
+          .choice("host", &AgGemmParams::host, bsp_host_choices(),
+                  "bsp: none, kernels back to back; pytorch, the system's host.framework_op / "
+                  "framework_collective before each launch, one process per GPU");
   return s;
 }
 
@@ -101,6 +105,7 @@ std::optional<ParamProblem> check_against_system(const AgGemmParams& p, const mo
   if (auto problem = remap_problem(grid, system.gpu.compute.num_dies, p.gemm.xcd_remap)) {
     return ParamProblem{"workgroups", *problem};
   }
+  if (p.variant == AgGemmVariant::kBsp) return host_problem(p.host, system);
   return std::nullopt;
 }
 
@@ -122,20 +127,35 @@ trace::Trace make_ag_gemm(const AgGemmParams& p, const models::SystemSpec& syste
 
   switch (p.variant) {
     case AgGemmVariant::kBsp: {
-      AllGatherSpec ag;
-      ag.algorithm = p.collective;
-      ag.input_buffer = shard;
-      ag.output_buffer = tb.buffer("A_gathered", plan.stacked.buffer_bytes());
-      ag.shard_bytes = plan.shard.slab_bytes();
-      ag.channels = p.collective_workgroups;
-      ag.chunk_bytes = p.collective_chunk_bytes;
-      append_all_gather(tb, plan.ranks, ag);
+      const std::uint32_t gathered = tb.buffer("A_gathered", plan.stacked.buffer_bytes());
+      append_framework_collective(tb, plan.ranks, system, p.host);
+      if (runs_library(p.collective)) {
+        LibraryCollectiveSpec ag;
+        ag.name = "all_gather";
+        ag.op = CollectiveOp::kAllGather;
+        ag.library = p.collective;
+        ag.dtype = p.gemm.dtype;
+        ag.size_bytes = plan.ranks * plan.shard.slab_bytes();
+        ag.input_buffer = shard;
+        ag.output_buffer = gathered;
+        append_library_collective(tb, plan.ranks, system, ag);
+      } else {
+        AllGatherSpec ag;
+        ag.algorithm = tessera_all_gather(p.collective);
+        ag.input_buffer = shard;
+        ag.output_buffer = gathered;
+        ag.shard_bytes = plan.shard.slab_bytes();
+        ag.channels = p.collective_workgroups;
+        ag.chunk_bytes = p.collective_chunk_bytes;
+        append_all_gather(tb, plan.ranks, ag);
+      }
       gemm.a = plan.stacked;
-      gemm.a_buffer = ag.output_buffer;
+      gemm.a_buffer = gathered;
       if (p.concat) {
+        append_framework_op(tb, plan.ranks, system, p.host);
         ConcatSpec concat;
         concat.slabs = plan.stacked;
-        concat.source_buffer = ag.output_buffer;
+        concat.source_buffer = gathered;
         concat.destination_buffer = tb.buffer("A", plan.whole.buffer_bytes());
         concat.workgroups = plan.grid;
         append_concat(tb, plan.ranks, concat);
@@ -166,6 +186,7 @@ trace::Trace make_ag_gemm(const AgGemmParams& p, const models::SystemSpec& syste
     }
   }
   const std::uint32_t program = tb.program(output_tile_program("gemm", t, plan.grid, gemm));
+  if (p.variant == AgGemmVariant::kBsp) append_framework_op(tb, plan.ranks, system, p.host);
   launch_gemm_on_every_rank(tb, "gemm", plan.ranks, plan.grid, program, system.gpu.compute.num_dies, p.gemm.xcd_remap);
   tb.sync_all();
   return std::move(tb).build();

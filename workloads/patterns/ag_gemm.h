@@ -5,9 +5,10 @@
 // is replicated, and every rank computes the whole C = A·B. Three ways to get the other ranks'
 // A columns to the GEMM (docs/workloads.md):
 //
-//  * bsp: an all-gather collective kernel (all_gather.h: a ring, as RCCL) into A_gathered
-//    ([ranks][m x k_s]), a concat kernel into A (m x k, optional), then the GEMM kernel; all on
-//    stream 0, so stream order is the barrier between them.
+//  * bsp: an all-gather collective kernel (all_gather.h: a ring, as RCCL; or the vendor
+//    library's, bsp_collective.h) into A_gathered ([ranks][m x k_s]), a concat kernel into A
+//    (m x k, optional), then the GEMM kernel; all on stream 0, so stream order is the barrier
+//    between them; with host: pytorch, the framework's host time before each launch.
 //  * pull: one persistent GEMM kernel whose K-loop loads A's blocks of slab s straight from
 //    rank s's shard (remote loads for s != rank; Iris persistent_ag_gemm). No flags; the host
 //    rank barrier before the launch guarantees every shard is in place.
@@ -30,6 +31,7 @@
 #include "models/system/system_spec.h"
 #include "sim/config/schema.h"
 #include "workloads/patterns/all_gather.h"
+#include "workloads/patterns/bsp_collective.h"
 #include "workloads/patterns/gemm_params.h"
 #include "workloads/patterns/gemm_tiling.h"
 #include "workloads/patterns/param_problem.h"
@@ -64,10 +66,11 @@ struct AgGemmParams {
   TileAddressing addressing = TileAddressing::kPanels;
   PeerOrder peer_order = PeerOrder::kNatural;  // pull: slab order; push: destinations and slab order
   // bsp only.
-  AllGatherAlgorithm collective = AllGatherAlgorithm::kRing;
-  std::uint32_t collective_workgroups = 16;             // channels; placeholder until calibrated against RCCL
+  BspCollective collective = BspCollective::kRing;      // bsp_collective.h
+  std::uint32_t collective_workgroups = 16;             // Tessera's kernels: channels (a library picks its own)
   std::uint64_t collective_chunk_bytes = 512ULL << 10;  // NCCL Simple: a 4 MiB buffer in 8 steps
   bool concat = true;
+  BspHost host = BspHost::kNone;
 };
 
 // The `workload:` keys of kind `ag_gemm` (besides `kind`).

@@ -62,13 +62,17 @@ const sim::config::Schema<FlashDecodeParams>& flash_decode_schema() {
                   "fused: push, one flag per (source, batch, head)")
           .choice("peer_order", &FlashDecodeParams::peer_order, peer_order_choices(),
                   "order of the destinations a combine pushes to and of the sources the reduce reads")
-          .choice("collective", &FlashDecodeParams::collective, all_gather_algorithm_choices(),
-                  "bsp: all-gather algorithm")
-          .count("collective_workgroups", &FlashDecodeParams::collective_workgroups, "bsp: all-gather channels")
+          .choice("collective", &FlashDecodeParams::collective, bsp_collective_choices(),
+                  "bsp: the all-gather: Tessera's ring or one_shot kernel, or NCCL's or RCCL's own choice")
+          .count("collective_workgroups", &FlashDecodeParams::collective_workgroups,
+                 "bsp: all-gather channels of Tessera's kernels")
           .range(1, 1 << 16)
           .bytes("collective_chunk", &FlashDecodeParams::collective_chunk_bytes,
-                 "bsp: the largest piece an all-gather channel moves at once")
+                 "bsp: the largest piece an all-gather channel of Tessera's kernels moves at once")
           .range(128, 1ULL << 40)
+          .choice("host", &FlashDecodeParams::host, bsp_host_choices(),
+                  "bsp: none, kernels back to back; pytorch, the system's host.framework_op / "
+                  "framework_collective before each launch, one process per GPU")
           .check([](const FlashDecodeParams& p) -> std::optional<std::string> {
             if (auto problem = layout_problem(layout_of(p, 1))) return problem->key + ": " + problem->message;
             return std::nullopt;
@@ -100,6 +104,9 @@ FlashDecodeLayout layout_of(const FlashDecodeParams& p, std::uint32_t ranks) {
 std::optional<ParamProblem> check_against_system(const FlashDecodeParams& p, const models::SystemSpec& system) {
   const std::uint32_t ranks = ranks_of(p, system);
   if (auto problem = ranks_problem(ranks, system)) return problem;
+  if (p.variant == FlashDecodeVariant::kBsp) {
+    if (auto problem = host_problem(p.host, system)) return problem;
+  }
   return layout_problem(layout_of(p, ranks));
 }
 
@@ -121,18 +128,36 @@ trace::Trace make_flash_decode(const FlashDecodeParams& p, const models::SystemS
   CombineSpec combine;
   combine.delivery = delivery_of(p.variant);
   combine.stagger_peers = p.peer_order == PeerOrder::kStaggered;
+  // host: pytorch applies to bsp only (host is BspHost::kNone otherwise).
+  const BspHost host = p.variant == FlashDecodeVariant::kBsp ? p.host : BspHost::kNone;
+  append_framework_op(tb, l.ranks, system, host);
   append_split_kv(tb, l, buf, p.dtype);
+  append_framework_op(tb, l.ranks, system, host);
   append_combine(tb, l, buf, combine);
   if (p.variant == FlashDecodeVariant::kBsp) {
-    AllGatherSpec ag;
-    ag.algorithm = p.collective;
-    ag.input_buffer = buf.combined;
-    ag.output_buffer = buf.gathered;
-    ag.shard_bytes = l.combined_bytes();
-    ag.channels = p.collective_workgroups;
-    ag.chunk_bytes = p.collective_chunk_bytes;
-    append_all_gather(tb, l.ranks, ag);
+    append_framework_collective(tb, l.ranks, system, host);
+    if (runs_library(p.collective)) {
+      LibraryCollectiveSpec ag;
+      ag.name = "all_gather";
+      ag.op = CollectiveOp::kAllGather;
+      ag.library = p.collective;
+      ag.dtype = p.dtype;
+      ag.size_bytes = l.ranks * l.combined_bytes();
+      ag.input_buffer = buf.combined;
+      ag.output_buffer = buf.gathered;
+      append_library_collective(tb, l.ranks, system, ag);
+    } else {
+      AllGatherSpec ag;
+      ag.algorithm = tessera_all_gather(p.collective);
+      ag.input_buffer = buf.combined;
+      ag.output_buffer = buf.gathered;
+      ag.shard_bytes = l.combined_bytes();
+      ag.channels = p.collective_workgroups;
+      ag.chunk_bytes = p.collective_chunk_bytes;
+      append_all_gather(tb, l.ranks, ag);
+    }
   }
+  append_framework_op(tb, l.ranks, system, host);
   append_global_reduce(tb, l, buf, combine);
   tb.sync_all();
   return std::move(tb).build();

@@ -8,8 +8,9 @@
 // flash_decode_layout.h; the kernels: flash_decode_kernels.h. Three ways to exchange the partials:
 //
 //  * bsp: split_kv -> combine (into `combined`) -> all_gather (all_gather.h: the collective as a
-//    kernel, a ring as RCCL's all_gather_into_tensor) into `gathered` -> global_reduce; one
-//    stream, so stream order is the barrier between them (fd_layer_rccl.py).
+//    kernel, a ring as RCCL's all_gather_into_tensor; or the library's own, bsp_collective.h) into
+//    `gathered` -> global_reduce; one stream, so stream order is the barrier between them
+//    (fd_layer_rccl.py); with host: pytorch, the framework's host time before each launch.
 //  * fused_coarse: split_kv -> combine_push -> global_reduce. Every combine workgroup stores its
 //    record into gathered[rank] of every rank; one flag per (destination, source): the source's
 //    last workgroup releases it once every workgroup of the source has pushed; the global
@@ -32,6 +33,7 @@
 #include "sim/config/schema.h"
 #include "workloads/patterns/ag_gemm.h"
 #include "workloads/patterns/all_gather.h"
+#include "workloads/patterns/bsp_collective.h"
 #include "workloads/patterns/flash_decode_layout.h"
 #include "workloads/patterns/param_problem.h"
 #include "workloads/trace/trace.h"
@@ -61,9 +63,10 @@ struct FlashDecodeParams {
   FlashDecodeVariant variant = FlashDecodeVariant::kBsp;
   PeerOrder peer_order = PeerOrder::kNatural;  // push destinations and reduce sources
   // bsp only.
-  AllGatherAlgorithm collective = AllGatherAlgorithm::kRing;
-  std::uint32_t collective_workgroups = 16;
+  BspCollective collective = BspCollective::kRing;  // bsp_collective.h
+  std::uint32_t collective_workgroups = 16;         // Tessera's kernels (a library picks its own)
   std::uint64_t collective_chunk_bytes = 512ULL << 10;
+  BspHost host = BspHost::kNone;
 };
 
 // The `workload:` keys of kind `flash_decode` (besides `kind`).

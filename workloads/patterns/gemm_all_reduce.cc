@@ -39,7 +39,7 @@ Plan plan_of(const GemmAllReduceParams& p, const models::SystemSpec& system) {
 // The BSP all-reduce of C_partial into C (buffers set by the caller).
 AllReduceSpec collective_of(const GemmAllReduceParams& p, const Plan& plan) {
   AllReduceSpec ar;
-  ar.algorithm = p.collective;
+  ar.algorithm = tessera_all_reduce(p.collective);
   ar.dtype = p.gemm.dtype;
   ar.bytes = plan.c.buffer_bytes();
   ar.channels = p.collective_workgroups;
@@ -82,13 +82,17 @@ const sim::config::Schema<GemmAllReduceParams>& gemm_all_reduce_schema() {
                   "rank's C")
           .choice("addressing", &P::addressing, tile_addressing_choices(),
                   "panels: one op per tile block; rows: one op per block row (exact row-major, ~100x the ops)")
-          .choice("collective", &P::collective, all_reduce_algorithm_choices(),
-                  "bsp: all-reduce algorithm (ring: reduce-scatter + all-gather rings; one_shot: every rank reads "
-                  "every peer's partial)")
-          .count("collective_workgroups", &P::collective_workgroups, "bsp: all-reduce channels").range(1, 1 << 16)
+          .choice("collective", &P::collective, bsp_collective_choices(),
+                  "bsp: the all-reduce: Tessera's ring (reduce-scatter + all-gather rings) or one_shot (every rank "
+                  "reads every peer's partial) kernel, or NCCL's or RCCL's own choice")
+          .count("collective_workgroups", &P::collective_workgroups, "bsp: all-reduce channels of Tessera's kernels")
+          .range(1, 1 << 16)
           .bytes("collective_chunk", &P::collective_chunk_bytes,
-                 "bsp: the largest piece an all-reduce channel moves at once")
-          .range(128, 1ULL << 40);
+                 "bsp: the largest piece an all-reduce channel of Tessera's kernels moves at once")
+          .range(128, 1ULL << 40)
+          .choice("host", &P::host, bsp_host_choices(),
+                  "bsp: none, kernels back to back; pytorch, the system's host.framework_op / "
+                  "framework_collective before each launch, one process per GPU");
   return s;
 }
 
@@ -132,7 +136,9 @@ std::optional<ParamProblem> check_against_system(const GemmAllReduceParams& p, c
                                            "gaps in C's buffer (tile_addressing.h); use addressing: rows",
                                            p.gemm.n, p.gemm.block_n)};
     }
+    if (auto problem = host_problem(p.host, system)) return problem;
     const Plan plan = plan_of(p, system);
+    if (runs_library(p.collective)) return std::nullopt;
     if (auto problem = all_reduce_problem(collective_of(p, plan), ranks)) {
       return ParamProblem{"collective", fmt::format("C (m x n = {} x {}): {}; use collective: one_shot", p.gemm.m,
                                                     p.gemm.n, *problem)};
@@ -163,15 +169,29 @@ trace::Trace make_gemm_all_reduce(const GemmAllReduceParams& p, const models::Sy
     gemm.b_buffer = b_buffer;
     gemm.c = plan.c;
     gemm.c_buffer = c_partial_buffer;
+    append_framework_op(tb, plan.ranks, system, p.host);
     launch_gemm_on_every_rank(tb, "gemm", plan.ranks, plan.grid, tb.program(output_tile_program("gemm", t, plan.grid, gemm)),
                               system.gpu.compute.num_dies, p.gemm.xcd_remap);
-    AllReduceSpec ar = collective_of(p, plan);
-    ar.input_buffer = c_partial_buffer;
-    ar.output_buffer = c_buffer;
-    if (const std::uint64_t scratch = all_reduce_scratch_bytes(ar); scratch > 0) {
-      ar.scratch_buffer = tb.buffer("C_scratch", scratch);
+    append_framework_collective(tb, plan.ranks, system, p.host);
+    if (runs_library(p.collective)) {
+      LibraryCollectiveSpec ar;
+      ar.name = "all_reduce";
+      ar.op = CollectiveOp::kAllReduce;
+      ar.library = p.collective;
+      ar.dtype = p.gemm.dtype;
+      ar.size_bytes = plan.c.buffer_bytes();
+      ar.input_buffer = c_partial_buffer;
+      ar.output_buffer = c_buffer;
+      append_library_collective(tb, plan.ranks, system, ar);
+    } else {
+      AllReduceSpec ar = collective_of(p, plan);
+      ar.input_buffer = c_partial_buffer;
+      ar.output_buffer = c_buffer;
+      if (const std::uint64_t scratch = all_reduce_scratch_bytes(ar); scratch > 0) {
+        ar.scratch_buffer = tb.buffer("C_scratch", scratch);
+      }
+      append_all_reduce(tb, plan.ranks, ar);
     }
-    append_all_reduce(tb, plan.ranks, ar);
   } else {
     PartialTileSpec tile;
     tile.dtype = p.gemm.dtype;

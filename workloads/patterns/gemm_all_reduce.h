@@ -6,8 +6,10 @@
 // whole C = A·B (m x n). Three ways (the Iris examples 08 and 09, and the BSP baseline):
 //
 //  * bsp: the GEMM kernel writes the partial into C_partial; then an all-reduce collective
-//    kernel (all_reduce.h: `collective: ring` as RCCL, or `one_shot`) sums the C_partials of all
-//    ranks into C; one stream, so stream order is the barrier between them.
+//    kernel (all_reduce.h: `collective: ring` as RCCL, or `one_shot`; or `nccl` / `rccl`, the
+//    library's own, bsp_collective.h) sums the C_partials of all ranks into C; one stream, so
+//    stream order is the barrier between them; with host: pytorch, the framework's host time
+//    before each launch.
 //  * one_shot (examples/09_gemm_one_shot_all_reduce): one persistent kernel; after computing a
 //    tile the workgroup stores it into C_partial and releases a flag on every peer, waits for
 //    every peer's flag of that tile, loads the tile of C_partial from every rank (remote loads),
@@ -39,6 +41,7 @@
 #include "models/system/system_spec.h"
 #include "sim/config/schema.h"
 #include "workloads/patterns/all_reduce.h"
+#include "workloads/patterns/bsp_collective.h"
 #include "workloads/patterns/gemm_params.h"
 #include "workloads/patterns/gemm_tiling.h"
 #include "workloads/patterns/param_problem.h"
@@ -71,9 +74,10 @@ struct GemmAllReduceParams {
   GemmAllReduceVariant variant = GemmAllReduceVariant::kBsp;
   TileAddressing addressing = TileAddressing::kPanels;
   // bsp only.
-  AllReduceAlgorithm collective = AllReduceAlgorithm::kRing;
-  std::uint32_t collective_workgroups = 16;             // channels; placeholder until calibrated against RCCL
+  BspCollective collective = BspCollective::kRing;      // bsp_collective.h
+  std::uint32_t collective_workgroups = 16;             // Tessera's kernels: channels (a library picks its own)
   std::uint64_t collective_chunk_bytes = 512ULL << 10;  // NCCL Simple: a 4 MiB buffer in 8 steps
+  BspHost host = BspHost::kNone;
 };
 
 // The `workload:` keys of kind `gemm_all_reduce` (besides `kind`).

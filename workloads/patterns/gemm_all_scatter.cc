@@ -79,10 +79,14 @@ const sim::config::Schema<GemmAllScatterParams>& gemm_all_scatter_schema() {
                  "trace coarsening: block_k steps per load/compute op (at most; a divisor of k / block_k); "
                  "1: exact K-loop")
           .range(1, 1 << 16)
-          .choice("collective", &P::collective, all_gather_algorithm_choices(), "bsp: all-gather algorithm")
+          .choice("collective", &P::collective, bsp_collective_choices(),
+                  "bsp: the all-gather: Tessera's ring or one_shot kernel, or NCCL's or RCCL's own choice")
           .bytes("collective_chunk", &P::collective_chunk_bytes,
-                 "bsp: the largest piece an all-gather channel moves at once")
-          .range(128, 1ULL << 40);
+                 "bsp: the largest piece an all-gather channel of Tessera's kernels moves at once")
+          .range(128, 1ULL << 40)
+          .choice("host", &P::host, bsp_host_choices(),
+                  "bsp: none, kernels back to back; pytorch, the system's host.framework_op / "
+                  "framework_collective before each launch, one process per GPU");
   return s;
 }
 
@@ -146,6 +150,8 @@ std::optional<ParamProblem> check_against_system(const GemmAllScatterParams& p, 
   }
   switch (p.variant) {
     case GemmAllScatterVariant::kBsp:
+      if (auto problem = host_problem(p.host, system)) return problem;
+      [[fallthrough]];
     case GemmAllScatterVariant::kFusedSequential:
       if (auto problem = remap_problem(w.gemm, dies, p.gemm.xcd_remap)) return ParamProblem{"gemm_wgs", *problem};
       break;
@@ -202,15 +208,32 @@ trace::Trace make_gemm_all_scatter(const GemmAllScatterParams& p, const models::
   switch (p.variant) {
     case GemmAllScatterVariant::kBsp: {
       const std::uint32_t gemm = tb.program(scatter_gemm_program("gemm_all_scatter_gemm", layout, w.gemm, TileEnd::kStoreLocal, 0));
+      append_framework_op(tb, ranks, system, p.host);
       launch_per_rank(tb, ranks, "gemm_all_scatter_gemm", gemm, w.gemm, 0, remap(w.gemm), 0, 0);
-      AllGatherSpec ag;
-      ag.algorithm = p.collective;
-      ag.output_buffer = layout.c_buffer;
-      ag.in_place = true;
-      ag.shard_bytes = layout.c_slot_bytes();
-      ag.channels = static_cast<std::uint32_t>(w.comm);
-      ag.chunk_bytes = p.collective_chunk_bytes;
-      append_all_gather(tb, ranks, ag);
+      append_framework_collective(tb, ranks, system, p.host);
+      if (runs_library(p.collective)) {
+        // In place, as all_gather_into_tensor(C, C's slot of the rank): NCCL skips its local copy
+        // there; here the kernels read the input from the start of C (as many bytes as the slot,
+        // of the same local memory) and store every block, the rank's own one again.
+        LibraryCollectiveSpec ag;
+        ag.name = "all_gather";
+        ag.op = CollectiveOp::kAllGather;
+        ag.library = p.collective;
+        ag.dtype = p.gemm.dtype;
+        ag.size_bytes = ranks * layout.c_slot_bytes();
+        ag.input_buffer = layout.c_buffer;
+        ag.output_buffer = layout.c_buffer;
+        append_library_collective(tb, ranks, system, ag);
+      } else {
+        AllGatherSpec ag;
+        ag.algorithm = tessera_all_gather(p.collective);
+        ag.output_buffer = layout.c_buffer;
+        ag.in_place = true;
+        ag.shard_bytes = layout.c_slot_bytes();
+        ag.channels = static_cast<std::uint32_t>(w.comm);
+        ag.chunk_bytes = p.collective_chunk_bytes;
+        append_all_gather(tb, ranks, ag);
+      }
       break;
     }
     case GemmAllScatterVariant::kProducerConsumer: {

@@ -6,8 +6,9 @@
 // every rank the whole m x n C. Four ways (docs/workloads.md):
 //
 //  * bsp: the GEMM kernel stores the rank's C tiles into its slot of C; then an all-gather
-//    collective kernel (all_gather.h, in place: RCCL's ring by default) distributes the slots;
-//    both on stream 0, so stream order is the barrier.
+//    collective kernel (all_gather.h, in place: RCCL's ring by default; or the library's own,
+//    bsp_collective.h) distributes the slots; both on stream 0, so stream order is the barrier;
+//    with host: pytorch, the framework's host time before each launch.
 //  * producer_consumer: two kernels on two streams at once, on a partition of each die's CUs
 //    (the first gemm_wgs / dies CUs for the GEMM, the next comm_wgs / dies for the all-scatter):
 //    the GEMM stores each tile locally and releases a per-tile lock; the all-scatter kernel's
@@ -57,6 +58,7 @@
 #include "models/system/system_spec.h"
 #include "sim/config/schema.h"
 #include "workloads/patterns/all_gather.h"
+#include "workloads/patterns/bsp_collective.h"
 #include "workloads/patterns/gemm_params.h"
 #include "workloads/patterns/gemm_tiling.h"
 #include "workloads/patterns/param_problem.h"
@@ -86,8 +88,9 @@ struct GemmAllScatterParams {
   std::uint32_t k_steps_per_op = 1;  // trace coarsening, see above; 1: one op per block_k step (exact)
   GemmAllScatterVariant variant = GemmAllScatterVariant::kBsp;
   // bsp only.
-  AllGatherAlgorithm collective = AllGatherAlgorithm::kRing;
+  BspCollective collective = BspCollective::kRing;  // bsp_collective.h
   std::uint64_t collective_chunk_bytes = 512ULL << 10;
+  BspHost host = BspHost::kNone;
 };
 
 // The `workload:` keys of kind `gemm_all_scatter` (besides `kind`).

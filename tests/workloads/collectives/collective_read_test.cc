@@ -103,8 +103,16 @@ TEST_CASE("collective: more ranks than GPUs, an algorithm the op lacks, another 
                        doctest::Contains("workload.algorithm: library tessera has no one_shot reduce_scatter; choices "
                                          "for reduce_scatter: auto, ring"),
                        ConfigError);
-  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, library: rccl}"),
-                       doctest::Contains("workload.library: expected one of tessera, nccl"), ConfigError);
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, library: mscclpp}"),
+                       doctest::Contains("workload.library: expected one of tessera, nccl, rccl"), ConfigError);
+  // RCCL: its chunks follow the protocol too; LL128 is off on 8 x MI300X, an error at `protocol`.
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, library: rccl, chunk: 1 MiB}"),
+                       doctest::Contains("workload.chunk: library rccl sizes its chunks by protocol (RCCL's buffers)"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, library: rccl, protocol: ll128}"),
+                       doctest::Contains("workload.protocol: RCCL has no LL128 for all_reduce on 8 ranks"), ConfigError);
+  CHECK_THROWS_WITH_AS(read("mi300x-8", "{kind: collective, library: rccl, op: all_gather, algorithm: tree}"),
+                       doctest::Contains("workload.algorithm: library rccl has no tree all_gather"), ConfigError);
   // NCCL's tree runs all_reduce only; its protocols are NCCL's; its chunks follow the protocol.
   CHECK_THROWS_WITH_AS(read("h200-2", "{kind: collective, library: nccl, op: all_gather, algorithm: tree}"),
                        doctest::Contains("workload.algorithm: library nccl has no tree all_gather; choices for "

@@ -73,7 +73,7 @@ TEST_CASE("collective: every op and library runs on every embedded system file")
                              "h200-2", "h200-4", "h200-8", "h100-2-calibrated", "h200-1-calibrated",
                              "h200-2-calibrated", "h200-4-calibrated"}) {
     for (const char* op : {"all_gather", "all_reduce", "reduce_scatter", "broadcast", "reduce", "all_to_all"}) {
-      for (const char* library : {"tessera", "nccl"}) {
+      for (const char* library : {"tessera", "nccl", "rccl"}) {
         CAPTURE(std::string(system));
         CAPTURE(std::string(op));
         CAPTURE(std::string(library));
@@ -82,6 +82,37 @@ TEST_CASE("collective: every op and library runs on every embedded system file")
         REQUIRE(r.result.collective.has_value());
         CHECK(r.result.collective->time_us > 0.0);
         CHECK(r.result.collective->library == library);
+      }
+    }
+  }
+}
+
+TEST_CASE("collective: library rccl runs all six ops on mi300x-8, small and large, and reports what ran") {
+  // RCCL's choice on 8 x MI300X (rccl_tuning_test.cc works it out): ring LL on one channel for a
+  // few KiB, ring Simple on 56 channels for megabytes; all_to_all on its 64 p2p channels.
+  for (const char* op : {"all_gather", "all_reduce", "reduce_scatter", "broadcast", "reduce", "all_to_all"}) {
+    for (const char* size : {"4 KiB", "32 MiB"}) {
+      CAPTURE(std::string(op));
+      CAPTURE(std::string(size));
+      const Run r = run("mi300x-8", std::string("{kind: collective, library: rccl, op: ") + op + ", size: " + size + "}");
+      CHECK(r.result.complete);
+      REQUIRE(r.result.collective.has_value());
+      const wl::CollectiveFigures& f = *r.result.collective;
+      CHECK(f.library == "rccl");
+      CHECK(f.ranks == 8);
+      CHECK(f.time_us > 0.0);
+      CHECK(f.busbw_GBps < link_sum_GBps(r.system));
+      const bool large = std::string(size) == "32 MiB";
+      if (std::string(op) == "all_to_all") {
+        CHECK(f.algorithm == "direct");
+        CHECK(f.channels == 64);
+        CHECK(f.protocol.empty());
+        CHECK(f.library_model_time_us == 0.0);
+      } else {
+        CHECK(f.algorithm == "ring");
+        CHECK(f.protocol == (large ? "Simple" : "LL"));
+        CHECK(f.channels == (large ? 56u : 1u));
+        CHECK(f.library_model_time_us > 0.0);
       }
     }
   }

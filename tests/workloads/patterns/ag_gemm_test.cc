@@ -167,7 +167,7 @@ TEST_CASE("ag_gemm bsp: one-shot collective, no concat") {
   params.gemm.m = 512;
   params.gemm.n = 256;
   params.gemm.k = 1024;
-  params.collective = p::AllGatherAlgorithm::kOneShot;
+  params.collective = p::BspCollective::kOneShot;
   params.concat = false;
   check_ag_gemm(params, node);
   const tr::Trace trace = p::make_ag_gemm(params, node);
@@ -270,7 +270,7 @@ TEST_CASE("ag_gemm: the schema reads the keys") {
   CHECK(read.gemm.block_n == 64);
   CHECK(read.variant == p::AgGemmVariant::kPush);
   CHECK(read.peer_order == p::PeerOrder::kStaggered);
-  CHECK(read.collective == p::AllGatherAlgorithm::kOneShot);
+  CHECK(read.collective == p::BspCollective::kOneShot);
   CHECK(read.collective_chunk_bytes == 64 << 10);
   CHECK_FALSE(read.concat);
   CHECK(read.ranks == 4);

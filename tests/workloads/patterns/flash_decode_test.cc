@@ -419,7 +419,7 @@ TEST_CASE("flash_decode: the schema reads the keys") {
   CHECK(read.shared_kv);
   CHECK(read.variant == p::FlashDecodeVariant::kFusedCoarse);
   CHECK(read.peer_order == p::PeerOrder::kStaggered);
-  CHECK(read.collective == p::AllGatherAlgorithm::kOneShot);
+  CHECK(read.collective == p::BspCollective::kOneShot);
   CHECK(read.collective_chunk_bytes == 64 << 10);
   CHECK(read.ranks == 4);
   CHECK_THROWS_WITH(p::flash_decode_schema().read(cfg::parse_yaml("{variant: push}", "test")),

@@ -74,7 +74,7 @@ void check_gemm_all_reduce(const p::GemmAllReduceParams& params, const SystemSpe
   double reduce_flops = 0;
   switch (params.variant) {
     case V::kBsp: {
-      const double share = params.collective == p::AllReduceAlgorithm::kRing ? 1.0 / ranks : 1.0;
+      const double share = params.collective == p::BspCollective::kRing ? 1.0 / ranks : 1.0;
       reduce_flops = p::kFlopsPerAdd * (ranks - 1) * share * static_cast<double>(c_bytes / e);
       break;
     }
@@ -96,7 +96,7 @@ void check_gemm_all_reduce(const p::GemmAllReduceParams& params, const SystemSpe
       case V::kBsp: {
         CHECK(pt::disjoint(ledger.ranges(tr::OpKind::kStore, r, r, "C_partial")));
         CHECK(ledger.bytes(tr::OpKind::kStore, r, r, "C_partial") == c_bytes);
-        if (params.collective == p::AllReduceAlgorithm::kRing) {
+        if (params.collective == p::BspCollective::kRing) {
           // 2 (R - 1) / R of C through the ring: half into the receive buffer, half into C.
           CHECK(ledger.remote_bytes_into(tr::OpKind::kStore, r, "C_scratch") == (ranks - 1) * c_bytes / ranks);
           CHECK(ledger.remote_bytes_into(tr::OpKind::kStore, r, "C") == (ranks - 1) * c_bytes / ranks);
@@ -161,7 +161,7 @@ TEST_CASE("gemm_all_reduce: every rank holds the full C, each partial once, ever
       p::GemmAllReduceParams params = small(variant, ranks);
       check_gemm_all_reduce(params, node);
       if (variant == V::kBsp) {
-        params.collective = p::AllReduceAlgorithm::kOneShot;
+        params.collective = p::BspCollective::kOneShot;
         check_gemm_all_reduce(params, node);
       }
       params.gemm.m = 100;  // one partial row-block, no remap
@@ -286,7 +286,7 @@ TEST_CASE("gemm_all_reduce: impossible parameters are refused with their key") {
   const auto three = pt::mi300x_node(3);
   CHECK_THROWS_WITH_AS(p::make_gemm_all_reduce(params, three), doctest::Contains("gemm_all_reduce.collective"),
                        std::invalid_argument);  // 7 x 128 elements in 3 ring chunks
-  params.collective = p::AllReduceAlgorithm::kOneShot;
+  params.collective = p::BspCollective::kOneShot;
   CHECK_FALSE(p::check_against_system(params, three));
 }
 
@@ -301,7 +301,7 @@ TEST_CASE("gemm_all_reduce: the schema reads the keys") {
   CHECK(read.gemm.k == 36864);
   CHECK(read.gemm.block_n == 128);
   CHECK(read.variant == V::kAtomics);
-  CHECK(read.collective == p::AllReduceAlgorithm::kOneShot);
+  CHECK(read.collective == p::BspCollective::kOneShot);
   CHECK(read.collective_chunk_bytes == 64 << 10);
   CHECK(read.collective_workgroups == 8);
   CHECK(read.ranks == 4);
@@ -346,7 +346,7 @@ TEST_CASE("gemm_all_reduce replayed: bsp pays its two serial launches, the fused
   };
   const double l_ns = static_cast<double>(launch_ps) / 1e3;
   p::GemmAllReduceParams one_shot_collective = small(V::kBsp, 2);
-  one_shot_collective.collective = p::AllReduceAlgorithm::kOneShot;
+  one_shot_collective.collective = p::BspCollective::kOneShot;
   for (const auto& [case_params, serial] : {std::pair{small(V::kBsp, 2), 2}, std::pair{one_shot_collective, 2},
                                             std::pair{small(V::kOneShot, 2), 1}, std::pair{small(V::kAtomics, 2), 1}}) {
     const p::GemmAllReduceParams& params = case_params;  // CAPTURE cannot take a structured binding in clang 14
@@ -367,8 +367,8 @@ TEST_CASE("gemm_all_reduce: default size (8192 x 4608 x 36864, 8 ranks) replay t
   const char* env = std::getenv("K_STEPS");
   const std::uint32_t k_steps = env != nullptr ? static_cast<std::uint32_t>(std::atoi(env)) : 8;
   for (const V variant : {V::kBsp, V::kOneShot, V::kAtomics}) {
-    for (const auto collective : {p::AllReduceAlgorithm::kRing, p::AllReduceAlgorithm::kOneShot}) {
-      if (variant != V::kBsp && collective == p::AllReduceAlgorithm::kOneShot) continue;
+    for (const auto collective : {p::BspCollective::kRing, p::BspCollective::kOneShot}) {
+      if (variant != V::kBsp && collective == p::BspCollective::kOneShot) continue;
       p::GemmAllReduceParams params;
       params.variant = variant;
       params.collective = collective;
@@ -381,7 +381,7 @@ TEST_CASE("gemm_all_reduce: default size (8192 x 4608 x 36864, 8 ranks) replay t
       MESSAGE(fmt::format("gemm_all_reduce {}{} (k_steps_per_op {}): {} ops per rank (walk {:.2f} s); replay {:.2f} s wall, {} events "
                           "({:.2f} M events/s), makespan {:.1f} us",
                           variant_name(variant),
-                          variant == V::kBsp ? (collective == p::AllReduceAlgorithm::kRing ? " ring" : " one_shot") : "",
+                          variant == V::kBsp ? (collective == p::BspCollective::kRing ? " ring" : " one_shot") : "",
                           k_steps, ops / 8, walk_s, r.wall_s, r.events, static_cast<double>(r.events) / r.wall_s / 1e6,
                           static_cast<double>(r.makespan_ps) / 1e6));
     }

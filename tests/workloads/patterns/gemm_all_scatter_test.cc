@@ -126,7 +126,7 @@ void check_scatter(const p::GemmAllScatterParams& params, const tessera::models:
       case V::kWgSpecialized: CHECK(ledger.bytes(tr::OpKind::kLoad, r, r, "C") == cols_bytes); break;
       case V::kBsp:
         // The ring loads its own slot once and every forwarded slot once (ranks - 2 of them).
-        if (params.collective == p::AllGatherAlgorithm::kRing) {
+        if (params.collective == p::BspCollective::kRing) {
           CHECK(ledger.bytes(tr::OpKind::kLoad, r, r, "C") == (ranks > 1 ? (ranks - 1) * slot : slot));
         }
         break;
@@ -179,7 +179,7 @@ TEST_CASE("gemm_all_scatter: partial tiles, a narrower last group, fine K-steps,
   params.gemm.m = 512;
   params.gemm.n = 4 * 128;
   params.gemm.k = 512;
-  params.collective = p::AllGatherAlgorithm::kOneShot;
+  params.collective = p::BspCollective::kOneShot;
   params.comm_wgs = 3;
   check_scatter(params, node);
 }
@@ -504,7 +504,7 @@ TEST_CASE("gemm_all_scatter: the schema reads the keys") {
   CHECK(read.ranks == 4);
   CHECK(read.gemm.xcd_remap == p::XcdRemap::kNone);
   CHECK(read.k_steps_per_op == 4);
-  CHECK(read.collective == p::AllGatherAlgorithm::kOneShot);
+  CHECK(read.collective == p::BspCollective::kOneShot);
   CHECK(read.collective_chunk_bytes == 64 << 10);
   CHECK_THROWS_WITH(p::gemm_all_scatter_schema().read(cfg::parse_yaml("{variant: fused}", "test")),
                     doctest::Contains("fused_sequential"));
