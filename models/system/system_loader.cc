@@ -1,5 +1,7 @@
 #include "models/system/system_loader.h"
 
+#include "models/system/parameter_ranges.h"
+
 #include "sim/config/config_loader.h"
 #include "sim/config/embedded_files.h"
 #include "sim/config/file_resolver.h"
@@ -11,7 +13,7 @@ SystemSpec load_system_spec(const std::string& system) {
   FileResolver resolver;
   resolver.add_embedded(embedded_files());
   const ConfigLoader loader(resolver);
-  return system_schema().read(loader.load_system(system), {.extra_keys = {"base", "include"}});
+  return read_system(loader.load_system(system));
 }
 
 }  // namespace tessera::models

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "sim/app/atomic_file.h"
+#include "models/system/parameter_ranges.h"
 #include "sim/app/calibration/calibrated_system_yaml.h"
 #include "sim/app/calibration/calibration.h"
 #include "sim/app/calibration/fits.h"
@@ -48,8 +49,7 @@ void check_reads_back(const std::string& text, const CalibrationResult& result) 
   sim::config::FileResolver resolver;
   resolver.add_embedded(sim::config::embedded_files());
   const sim::config::ConfigLoader loader(resolver);
-  const models::SystemSpec read = models::system_schema().read(loader.load_text(text, "calibrated system", "system"),
-                                                                {.extra_keys = {"base", "include"}});
+  const models::SystemSpec read = models::read_system(loader.load_text(text, "calibrated system", "system"));
   for (const FitOutcome& f : result.fits) {
     for (const FittedValue& v : f.values) {
       if (v.key->get(read) != v.key->get(result.calibrated)) {

@@ -1,9 +1,10 @@
-// tessera run [CONFIG] [--set K=V]... [--out DIR] [--json] [--ablate WHAT]... [--seed S] [--max-events N]
-//             [--max-wall DURATION] [--dump-trace FILE] [--quiet]
+// tessera run [CONFIG] [--set K=V]... [--variants LIST|all] [--out DIR] [--json] [--ablate WHAT]... [--seed S]
+//             [--max-events N] [--max-wall DURATION] [--dump-trace FILE] [--uncertainty N] [--jobs N] [--quiet]
 //
 // In four steps: the flags are parsed into a RunRequest; the request becomes a plan (which
-// configs run, under which labels); the plan is executed (each run, then its ablated re-runs);
-// the results are rendered (terminal text or JSON, and the files of --out).
+// configs run, under which labels); the plan is executed (each run, then its ablated re-runs,
+// then the sampled systems of --uncertainty); the results are rendered (terminal text or JSON,
+// and the files of --out).
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -29,8 +30,12 @@
 #include "sim/app/run/run_workload.h"
 #include "sim/app/run/stop_message.h"
 #include "sim/app/run_text.h"
+#include "sim/app/sweep/sweep_runner.h"
+#include "sim/app/uncertainty/makespan_spread.h"
+#include "sim/app/uncertainty/parameter_sampling.h"
 #include "sim/app/usage_error.h"
 #include "workloads/trace/trace_file.h"
+#include "workloads/workload_kinds.h"
 
 namespace po = boost::program_options;
 
@@ -49,6 +54,9 @@ struct RunRequest {
   bool json = false;
   std::optional<std::string> dump_trace;
   bool quiet = false;  // no progress line on stderr
+  std::optional<std::string> variants;  // --variants: "all" or a comma-separated list
+  std::size_t uncertainty_samples = 0;  // --uncertainty N: 0 = none
+  unsigned jobs = 1;                    // sampled runs at once
 };
 
 // One config to run: the label it is shown under (empty: named after its result) and its overrides.
@@ -63,6 +71,11 @@ struct Run {
   run::RunSpec spec;
   run::RunOutcome outcome;
   std::vector<AblatedRun> ablated;  // in the order of RunRequest::ablations
+};
+
+struct Outcome {
+  std::vector<Run> runs;
+  std::optional<uncertainty::MakespanSpread> spread;  // --uncertainty
 };
 
 // Runs side by side in the embedded default: the three forms of ag_gemm.
@@ -89,6 +102,13 @@ std::optional<RunRequest> parse_request(const Args& args) {
       ("max-wall", po::value<std::string>(), "stop each run after this much wall-clock time, e.g. 30s or \"1.5 s\" "
                                              "(units ps, ns, us, ms, s); the result is marked incomplete")
       ("dump-trace", po::value<std::string>(), "also write the workload's tile-level trace to FILE (.jsonl text, .tsrt binary)")
+      ("variants", po::value<std::string>(),
+       "run these variants of the workload side by side: a comma-separated list (bsp,pull) or all (every variant "
+       "its kind has; attention's are its mappings)")
+      ("uncertainty", po::value<std::size_t>(),
+       "also run N systems with each parameter of the system file's uncertainty: ranges drawn uniformly (seeded by "
+       "--seed) and report each variant's makespan interval and how often it is fastest")
+      ("jobs,j", po::value<unsigned>(), "sampled runs of --uncertainty at once (default: the hardware threads)")
       ("quiet", "no progress line on stderr")
       ("config", po::value<std::string>(), "the run config (also the first positional argument)");
   po::positional_options_description pos;
@@ -113,11 +133,76 @@ std::optional<RunRequest> parse_request(const Args& args) {
     throw UsageError(fmt::format("--timeline {}: expected none, kernels or full", timeline));
   }
   for (const std::string& a : ablate) request.ablations.push_back(ablation_of(a));
+  if (vm.count("variants")) request.variants = vm["variants"].as<std::string>();
+  if (vm.count("uncertainty")) {
+    request.uncertainty_samples = vm["uncertainty"].as<std::size_t>();
+    if (request.uncertainty_samples == 0) throw UsageError("--uncertainty must be at least 1 (samples)");
+  }
+  request.jobs = sweep::hardware_jobs();
+  if (vm.count("jobs")) {
+    request.jobs = vm["jobs"].as<unsigned>();
+    if (request.jobs == 0) throw UsageError("--jobs must be at least 1");
+  }
   return request;
 }
 
-// The config's one run, or the embedded default's three variants (unless --set chose a workload key).
+// The key that chooses between a kind's forms: `variant`, or `mapping` (attention), or none.
+struct VariantKey {
+  std::string key;
+  std::vector<std::string> choices;
+};
+
+VariantKey variant_key_of(const std::string& kind) {
+  for (const workloads::WorkloadKind& k : workloads::workload_kinds()) {
+    if (k.name != kind) continue;
+    const nlohmann::json fields = k.schema_json().value("fields", nlohmann::json::array());
+    for (const char* key : {"variant", "mapping"}) {
+      for (const nlohmann::json& field : fields) {
+        if (field.value("key", "") == key && field.contains("choices")) return {key, field["choices"]};
+      }
+    }
+  }
+  return {};
+}
+
+// The variants --variants names, checked against the choices of the workload kind's variant key.
+std::pair<std::string, std::vector<std::string>> variants_of(const RunRequest& request) {
+  const run::RunSpec spec = run::load_run_spec(request.config, request.sets);
+  const auto [key, choices] = variant_key_of(spec.workload.kind());
+  if (choices.empty()) {
+    throw UsageError(fmt::format("--variants: workload kind '{}' has no variants", spec.workload.kind()));
+  }
+  if (*request.variants == "all") return {key, choices};
+  std::vector<std::string> named;
+  std::string_view rest = *request.variants;
+  while (!rest.empty()) {
+    const std::size_t comma = std::min(rest.find(','), rest.size());
+    const std::string v(rest.substr(0, comma));
+    if (std::find(choices.begin(), choices.end(), v) == choices.end()) {
+      throw UsageError(fmt::format("--variants: '{}' is not a variant of workload kind '{}' (variants: {})", v,
+                                   spec.workload.kind(), fmt::join(choices, ", ")));
+    }
+    if (std::find(named.begin(), named.end(), v) != named.end()) throw UsageError(fmt::format("--variants: '{}' twice", v));
+    named.push_back(v);
+    rest = comma < rest.size() ? rest.substr(comma + 1) : std::string_view{};
+  }
+  if (named.empty()) throw UsageError("--variants: expected all or a comma-separated list of variants");
+  return {key, named};
+}
+
+// The config's one run, or the embedded default's three variants (unless --set chose a workload
+// key), or the variants --variants names.
 std::vector<PlannedRun> plan_runs(const RunRequest& request) {
+  if (request.variants) {
+    std::vector<PlannedRun> plans;
+    const auto [key, variants] = variants_of(request);
+    for (const std::string& v : variants) {
+      std::vector<std::string> with = request.sets;
+      with.push_back(fmt::format("workload.{}={}", key, v));
+      plans.push_back({v, std::move(with)});
+    }
+    return plans;
+  }
   const bool workload_set = std::any_of(request.sets.begin(), request.sets.end(),
                                         [](const std::string& s) { return s.rfind("workload", 0) == 0; });
   if (request.config || workload_set) return {{"", request.sets}};
@@ -204,25 +289,80 @@ std::vector<Run> execute(const RunRequest& request, const std::vector<PlannedRun
   return runs;
 }
 
+// --uncertainty N: every planned run again on N sampled systems. The draws depend on the seed and
+// the sample's index only, and each result lands in its own slot, so the output is the same on
+// any number of threads.
+uncertainty::MakespanSpread run_samples(const RunRequest& request, const std::vector<PlannedRun>& plans,
+                                        const std::vector<Run>& runs) {
+  const run::RunSpec& first = runs.front().spec;
+  const std::vector<models::ParameterRange>& ranges = first.parameter_ranges;
+  uncertainty::check_range_bounds(run::load_run_config(request.config, plans.front().sets).at("system"), ranges);
+  const std::size_t samples = request.uncertainty_samples;
+  const std::uint64_t seed = first.options.seed;
+  std::vector<std::vector<double>> makespans_ns(samples, std::vector<double>(plans.size(), 0.0));
+  std::vector<std::string> errors(samples * plans.size());
+  std::vector<char> incomplete(samples * plans.size(), 0);
+  ProgressLine progress(ProgressStyle::kBar, "uncertainty", samples * plans.size(), progress_wanted(request.quiet));
+  sweep::run_parallel(samples * plans.size(), request.jobs, [&](std::size_t i) {
+    const std::size_t s = i / plans.size();
+    const std::size_t v = i % plans.size();
+    try {
+      std::vector<std::string> sets = plans[v].sets;
+      for (std::string& o : uncertainty::sample_overrides(ranges, seed, s)) sets.push_back(std::move(o));
+      run::RunSpec spec = run::load_run_spec(request.config, sets);
+      spec.options.max_wall = request.max_wall;
+      const run::RunResult r = run::run_workload(spec, workloads::replay::ActivityDetail::kNone).result;
+      makespans_ns[s][v] = r.makespan_ns();
+      incomplete[i] = r.result.complete ? 0 : 1;
+    } catch (const std::exception& e) {
+      errors[i] = e.what();
+    }
+    progress.advance(!errors[i].empty());
+  });
+  progress.finish();
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    if (!errors[i].empty()) {
+      throw std::runtime_error(fmt::format("--uncertainty: sample {} of {}: {}", i / plans.size(),
+                                           plans[i % plans.size()].label.empty() ? runs[0].label : plans[i % plans.size()].label,
+                                           errors[i]));
+    }
+  }
+  std::vector<std::string> labels;
+  std::vector<double> nominal_ns;
+  for (const Run& r : runs) {
+    labels.push_back(r.label);
+    nominal_ns.push_back(r.outcome.result.makespan_ns());
+  }
+  uncertainty::MakespanSpread spread = uncertainty::spread_of(labels, nominal_ns, makespans_ns, ranges, seed);
+  spread.incomplete_samples = static_cast<std::size_t>(std::count(incomplete.begin(), incomplete.end(), 1));
+  return spread;
+}
+
 std::vector<report::LabeledRun> labeled(const std::vector<Run>& runs) {
   std::vector<report::LabeledRun> out;
   for (const Run& r : runs) out.push_back({r.label, r.outcome.result, run::describe_yaml(r.spec)});
   return out;
 }
 
-// What --json prints and summary.json holds: one run's summary, or {"runs": [...]} for several.
-nlohmann::json summary_json(const std::vector<Run>& runs) {
-  if (runs.size() == 1) return run::to_json(runs[0].outcome.result);
-  nlohmann::json all;
-  all["runs"] = nlohmann::json::array();
-  for (const Run& r : runs) all["runs"].push_back(run::to_json(r.outcome.result));
-  return all;
+// What --json prints and summary.json holds: one run's summary, or {"runs": [...]} for several;
+// with --uncertainty, its spread as "uncertainty".
+nlohmann::json summary_json(const Outcome& outcome) {
+  nlohmann::json j;
+  if (outcome.runs.size() == 1) {
+    j = run::to_json(outcome.runs[0].outcome.result);
+  } else {
+    j["runs"] = nlohmann::json::array();
+    for (const Run& r : outcome.runs) j["runs"].push_back(run::to_json(r.outcome.result));
+  }
+  if (outcome.spread) j["uncertainty"] = uncertainty::spread_json(*outcome.spread);
+  return j;
 }
 
 // The files of --out DIR, each written atomically: summary.json (one run: its summary; several:
 // {"runs": [...]}), taxes.csv and report.html over every run, and each run's timeline.json and
 // stats.json, every statistic the models registered (several runs: timeline-LABEL.json, ...).
-void write_outputs(const std::filesystem::path& dir, const std::vector<Run>& runs, workloads::replay::ActivityDetail timeline) {
+void write_outputs(const std::filesystem::path& dir, const Outcome& outcome, workloads::replay::ActivityDetail timeline) {
+  const std::vector<Run>& runs = outcome.runs;
   std::filesystem::create_directories(dir);
   for (const Run& r : runs) {
     const std::string suffix = runs.size() == 1 ? ".json" : "-" + r.label + ".json";
@@ -234,13 +374,14 @@ void write_outputs(const std::filesystem::path& dir, const std::vector<Run>& run
   const std::vector<report::LabeledRun> all = labeled(runs);
   write_file_atomically(dir / "taxes.csv", report::taxes_csv(all));
   write_file_atomically(dir / "report.html", report::report_html(all));
-  write_file_atomically(dir / "summary.json", summary_json(runs).dump(2) + "\n");
+  write_file_atomically(dir / "summary.json", summary_json(outcome).dump(2) + "\n");
 }
 
-void render(const RunRequest& request, const std::vector<Run>& runs) {
-  if (!request.out_dir.empty()) write_outputs(request.out_dir, runs, request.timeline);
+void render(const RunRequest& request, const Outcome& outcome) {
+  const std::vector<Run>& runs = outcome.runs;
+  if (!request.out_dir.empty()) write_outputs(request.out_dir, outcome, request.timeline);
   if (request.json) {
-    std::cout << summary_json(runs).dump(2) << "\n";
+    std::cout << summary_json(outcome).dump(2) << "\n";
     return;
   }
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -256,6 +397,7 @@ void render(const RunRequest& request, const std::vector<Run>& runs) {
       std::cout << fmt::format("\n[{}] ", r.label) << render_ablation(r.outcome.result, r.ablated[a], request.ablations[a]);
     }
   }
+  if (outcome.spread) std::cout << "\n" << uncertainty::spread_text(*outcome.spread);
   if (!request.out_dir.empty()) {
     std::cout << fmt::format("wrote {}/: summary.json, taxes.csv, timeline*.json, stats*.json, report.html\n", request.out_dir);
   }
@@ -267,7 +409,9 @@ int command_run(const Args& args) {
   const std::optional<RunRequest> request = parse_request(args);
   if (!request) return kExitOk;
   const std::vector<PlannedRun> plans = plan_runs(*request);
-  render(*request, execute(*request, plans));
+  Outcome outcome{execute(*request, plans), std::nullopt};
+  if (request->uncertainty_samples > 0) outcome.spread = run_samples(*request, plans, outcome.runs);
+  render(*request, outcome);
   return kExitOk;
 }
 

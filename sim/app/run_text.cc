@@ -133,6 +133,11 @@ std::string render_run_text(const run::RunResult& r, const run::RunOptions& opti
     out += fmt::format("note: latencies at 0 ps in this system file (uncalibrated, see docs/hardware-sources.md): {}\n",
                        fmt::join(r.zero_latency_keys, ", "));
   }
+  if (!r.estimated_keys.empty()) {
+    out += fmt::format("note: estimates, not measurements, in this system file (their ranges: tessera run "
+                       "--uncertainty N; docs/hardware-sources.md): {}\n",
+                       fmt::join(r.estimated_keys, ", "));
+  }
   return out;
 }
 

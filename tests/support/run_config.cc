@@ -1,5 +1,6 @@
 #include "tests/support/run_config.h"
 
+#include "models/system/parameter_ranges.h"
 #include "sim/config/config_loader.h"
 #include "sim/config/embedded_files.h"
 #include "sim/config/file_resolver.h"
@@ -11,7 +12,7 @@ RunConfigParts read_run_config_text(const std::string& yaml, const std::string& 
   FileResolver resolver;
   resolver.add_embedded(embedded_files());
   const ConfigNode root = ConfigLoader(resolver).load_run_text(yaml, display_name);
-  return {models::system_schema().read(root.at("system"), {.extra_keys = {"base", "include"}}), root.at("workload")};
+  return {models::read_system(root.at("system")), root.at("workload")};
 }
 
 }  // namespace tessera::test

@@ -88,19 +88,19 @@ TEST_CASE("HBM saturates: the stream rises with workgroups, then stays at the HB
   double last = 0;
   for (const std::string wgs : {"1", "4", "16", "64", "304"}) {
     CAPTURE(wgs);
-    const auto r = run("mi300x-1", "op: hbm_stream, bytes: 512 MiB, workgroups: " + wgs);
+    const auto r = run("mi300x-1-spec", "op: hbm_stream, bytes: 512 MiB, workgroups: " + wgs);
     CHECK(*r.bandwidth_GBps >= last * 0.999);
     last = *r.bandwidth_GBps;
   }
   CHECK(last <= 5300.0);
   CHECK(last >= 0.9 * 5300.0);
   // One workgroup cannot: it is limited by its CU port (134.4 GB/s) and its window.
-  const auto one = run("mi300x-1", "op: hbm_stream, bytes: 64 MiB, workgroups: 1");
+  const auto one = run("mi300x-1-spec", "op: hbm_stream, bytes: 64 MiB, workgroups: 1");
   CHECK(*one.bandwidth_GBps < 0.05 * 5300.0);
 }
 
 TEST_CASE("Little's law: remote loads of few workgroups move window / round trip each") {
-  Case c = make("mi300x-8", "op: remote_load, bytes: 16 MiB, workgroups: 1");
+  Case c = make("mi300x-8-spec", "op: remote_load, bytes: 16 MiB, workgroups: 1");
   c.system.interconnect.link_latency_ps = 2'000'000;  // 2 us: far beyond what the window covers
   const auto one = mb::run_microbench(c.system, c.params);
   // R = HBM 428 ns + 2 x 2 us over the link (+ IOD hops, 0 in this file); W = 64 KiB.
@@ -117,8 +117,8 @@ TEST_CASE("Little's law: remote loads of few workgroups move window / round trip
 }
 
 TEST_CASE("L2 bandwidth: a working set within the L2s hits there, beyond them it falls to the MALL") {
-  const auto fits = run("mi300x-1", "op: l2_bandwidth, bytes: 16 MiB, iterations: 4");
-  const auto spills = run("mi300x-1", "op: l2_bandwidth, bytes: 128 MiB, iterations: 4");
+  const auto fits = run("mi300x-1-spec", "op: l2_bandwidth, bytes: 16 MiB, iterations: 4");
+  const auto spills = run("mi300x-1-spec", "op: l2_bandwidth, bytes: 128 MiB, iterations: 4");
   const double loaded_fits = 16.0 * (1 << 20) * 5;  // warm-up + 4 timed passes
   CHECK(static_cast<double>(fits.memory.l2_hit_bytes) / loaded_fits >= 0.79);  // all but the cold pass
   CHECK(spills.memory.l2_hit_bytes < spills.memory.mall_hit_bytes / 10);

@@ -98,6 +98,13 @@ void write_runs(std::string& out, const std::vector<LabeledRun>& runs) {
     }
     fmt::format_to(o, "<p class=\"note\">{}: latencies taken as 0 until calibrated: {}</p>\n", html_escape(run.label), keys);
   }
+  for (const LabeledRun& run : runs) {
+    std::string keys;
+    for (const std::string& k : run.result.estimated_keys) keys += (keys.empty() ? "" : ", ") + html_escape(k);
+    if (keys.empty()) continue;
+    fmt::format_to(o, "<p class=\"note\">{}: estimates, not measurements, in the system file: {}</p>\n",
+                   html_escape(run.label), keys);
+  }
   out += "</section>\n";
 }
 

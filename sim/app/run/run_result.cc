@@ -271,6 +271,7 @@ json to_json(const RunResult& r) {
   if (w.collective) j["collective"] = collective_to_json(*w.collective);
   if (w.final_time_ps) j["final_time_ps"] = *w.final_time_ps;
   j["zero_latency_keys"] = r.zero_latency_keys;
+  j["estimated_keys"] = r.estimated_keys;
   j["wall_events_per_s"] = r.wall_events_per_s();
   for (const auto& [name, a] : r.ablations) {
     j["ablations"][name] = {{"makespan_ns", ns_of(a.makespan_ps)},
@@ -291,6 +292,7 @@ RunResult run_result_from_json(const json& j) {
     if (j.contains(key) && !r.workload_parameters.contains(key)) r.workload_parameters[key] = j[key];
   }
   if (j.contains("zero_latency_keys")) r.zero_latency_keys = j["zero_latency_keys"].get<std::vector<std::string>>();
+  if (j.contains("estimated_keys")) r.estimated_keys = j["estimated_keys"].get<std::vector<std::string>>();
   workloads::WorkloadResult& w = r.result;
   if (j.contains("makespan_ns")) w.makespan_ps = ps_of(j["makespan_ns"]);
   w.complete = j.value("complete", true);

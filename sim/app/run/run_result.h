@@ -34,6 +34,7 @@ struct RunResult {
   // schema names its keys, so they stay JSON here.
   nlohmann::json workload_parameters = nlohmann::json::object();
   std::vector<std::string> zero_latency_keys;  // the system's latencies still at 0 ps
+  std::vector<std::string> estimated_keys;     // the system's values that are estimates (its uncertainty: map)
   workloads::WorkloadResult result;
   std::map<std::string, AblationResult> ablations;  // by ablation name
 

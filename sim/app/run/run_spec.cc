@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "models/system/parameter_ranges.h"
 #include "sim/config/config_error.h"
 #include "sim/config/schema.h"
 #include "sim/config/suggest.h"
@@ -49,7 +50,8 @@ RunSpec read_run_spec(const ConfigNode& root) {
   if (!root.is_map()) throw ConfigError(root, fmt::format("expected a run config map, got {}", root.kind_name()));
   RunSpec spec;
   run_options_schema().read_into(root, spec.options, {.extra_keys = {"system", "workload"}});
-  spec.system = models::system_schema().read(root.at("system"), {.extra_keys = {"base", "include"}});
+  spec.system = models::system_schema().read(root.at("system"), {.extra_keys = {"base", "include", "uncertainty"}});
+  spec.parameter_ranges = models::read_parameter_ranges(root.at("system"), spec.system);
   const ConfigNode& workload = root.at("workload");
   if (!workload.is_map()) throw ConfigError(workload, fmt::format("expected a workload map, got {}", workload.kind_name()));
   spec.workload = read_kind(workload).read(workload, spec.system);

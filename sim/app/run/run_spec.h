@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/system/parameter_ranges.h"
 #include "models/system/system_spec.h"
 #include "sim/config/config_node.h"
 #include "sim/config/schema.h"
@@ -32,6 +33,8 @@ struct RunOptions {
 struct RunSpec {
   models::SystemSpec system;
   workloads::Workload workload;  // of any registered kind (workloads/workload_kinds.h)
+  // The system file's `uncertainty:` ranges (what `tessera run --uncertainty` samples).
+  std::vector<models::ParameterRange> parameter_ranges;
   RunOptions options;
 };
 

@@ -41,6 +41,7 @@ RunOutcome run_workload(const RunSpec& spec, workloads::replay::ActivityDetail a
   r.result = std::move(outcome.result);
   out.activity = std::move(outcome.activity);
   r.zero_latency_keys = models::zero_latency_keys(spec.system);
+  r.estimated_keys = models::estimated_keys(spec.parameter_ranges);
   return out;
 }
 

@@ -91,16 +91,17 @@ TEST_CASE("--max-events stops the run and marks it incomplete") {
 }
 
 TEST_CASE("--ablate says when it changes nothing, and shows the table when it does") {
-  // mi300x-8's launch latencies are 0 ps (uncalibrated): that ablation changes nothing, and the run
-  // shows what the launch costs measured on the H200 pair would add; the dataflow oracle (sync)
+  // The nameplate mi300x-8-spec's launch latencies are 0 ps: that ablation changes nothing, and the
+  // run shows what the launch costs measured on the H200 pair would add; the dataflow oracle (sync)
   // always re-runs.
-  const auto zero = run_tessera("run --set workload.m=64 --set workload.n=512 --set workload.k=1024 --ablate launch --ablate sync --json");
+  const auto zero = run_tessera("run --set system=mi300x-8-spec --set workload.m=64 --set workload.n=512 --set workload.k=1024 "
+                                "--ablate launch --ablate sync --json");
   REQUIRE(zero.exit_code == 0);
   const auto z = nlohmann::json::parse(zero.out);
   CHECK(z["ablations"]["launch"]["makespan_ns"] == z["makespan_ns"]);
   CHECK(z["ablations"]["sync"]["makespan_ns"].get<double>() <= z["makespan_ns"].get<double>());
-  const auto text = run_tessera("run --set workload.m=64 --set workload.n=512 --set workload.k=1024 --set "
-                                "workload.variant=bsp --ablate launch --ablate sync");
+  const auto text = run_tessera("run --set system=mi300x-8-spec --set workload.m=64 --set workload.n=512 --set "
+                                "workload.k=1024 --set workload.variant=bsp --ablate launch --ablate sync");
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("Ablation 'launch' changes nothing here") != std::string::npos);
   CHECK(text.out.find("gpu.dispatch.kernel_launch_latency") != std::string::npos);
@@ -228,7 +229,7 @@ TEST_CASE("describe prints every default with units and applies --set") {
   CHECK(r.out.find("collective_chunk: 512 KiB") != std::string::npos);  // a default the file never gave
   const auto j = run_tessera("describe --json");
   REQUIRE(j.exit_code == 0);
-  CHECK(nlohmann::json::parse(j.out)["system"]["gpu"]["memory"]["hbm_bandwidth"] == "5.3 TB/s");
+  CHECK(nlohmann::json::parse(j.out)["system"]["gpu"]["memory"]["hbm_bandwidth"] == "4.1 TB/s");  // measured, not the 5.3 TB/s nameplate
 }
 
 TEST_CASE("describe prints the topology as comments, --dot prints Graphviz") {
