@@ -214,7 +214,10 @@ TEST_CASE("sweep: bad input names the study file, line and key, exits 2 and writ
 }
 
 TEST_CASE("the example studies are compiled in and every point of each is a valid config") {
-  for (const char* study : {"xgmi_ag_gemm", "flash_decode_batch_kv", "attention_mappings", "gemm_all_scatter_ranks"}) {
+  for (const char* study : {"xgmi_ag_gemm", "flash_decode_batch_kv", "attention_mappings", "gemm_all_scatter_ranks",
+                            "papers/taxes_ag_gemm", "papers/taxes_flash_decode", "papers/iris_gemm_all_scatter",
+                            "papers/iris_gemm_all_scatter_ranks", "papers/numa_attention", "papers/numa_attention_gqa",
+                            "papers/swizzleperf_gemm"}) {
     const auto r = run_tessera(fmt::format("sweep studies/{}.yaml --dry-run", study), "/");
     CHECK_MESSAGE(r.exit_code == 0, study << ": " << r.err);
     CHECK_MESSAGE(r.out.find("every point's config is valid") != std::string::npos, study);
