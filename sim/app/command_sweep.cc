@@ -1,5 +1,5 @@
 // tessera sweep STUDY.yaml [--jobs N] [--out DIR] [--resume] [--set K=V]... [--points A:B] [--max-wall DURATION]
-//                          [--quiet]
+//                          [--uncertainty N] [--quiet]
 // Runs every point of a what-if study (docs/sweeps.md) on local cores, and over MPI ranks when
 // launched by mpirun; writes results.csv, report.html and points/NNNN.json. SIGINT or SIGTERM
 // stops it cleanly (sim/app/interrupt.h): finished points are kept and tabulated, exit 130.
@@ -36,6 +36,7 @@
 #include "sim/app/sweep/sweep_runner.h"
 #include "sim/app/text_table.h"
 #include "sim/app/time_unit.h"
+#include "sim/app/uncertainty/parameter_sampling.h"
 #include "sim/app/usage_error.h"
 #include "sim/config/config_error.h"
 #include "sim/config/embedded_files.h"
@@ -58,16 +59,18 @@ struct PreparedStudy {
   std::vector<std::vector<std::string>> values;  // values[i][k]: point i's value of keys[k], as text
   std::vector<std::string> labels;
   PointRange range;
+  std::vector<sim::config::Override> overrides;  // the --set flags, applied to every point
 };
 
 PreparedStudy prepare_study(const std::string& study_name, const std::vector<std::string>& sets,
                             const std::optional<std::string>& points_flag) {
   sim::config::FileResolver resolver;
   resolver.add_embedded(sim::config::embedded_files());
-  PreparedStudy s{read_study(study_name, resolver), {}, {}, {}, {}, {}, {}};
+  PreparedStudy s{read_study(study_name, resolver), {}, {}, {}, {}, {}, {}, {}};
   s.points = expand_points(s.study);
   s.keys = s.study.swept_keys();
-  const std::vector<sim::config::Override> overrides = sim::config::parse_overrides(sets);
+  s.overrides = sim::config::parse_overrides(sets);
+  const std::vector<sim::config::Override>& overrides = s.overrides;
   for (const sim::config::Override& o : overrides) {
     for (const std::string& key : s.keys) {
       // The axis is applied after --set, so such a flag would change nothing: say so.
@@ -159,12 +162,49 @@ std::string render_points(const PreparedStudy& s) {
                                   s.points.size());
 }
 
+// The point's config with each parameter of its system's ranges drawn for sample `sample`, as
+// `tessera run --uncertainty` draws it (sim/app/uncertainty/parameter_sampling.h).
+run::RunSpec sampled_spec(const PreparedStudy& s, std::size_t point, std::size_t sample) {
+  const run::RunSpec& nominal = s.configs[point].spec;
+  std::vector<sim::config::Override> overrides = s.overrides;
+  for (const std::string& o :
+       uncertainty::sample_overrides(nominal.parameter_ranges, nominal.options.seed, sample)) {
+    overrides.push_back(sim::config::parse_override(o));
+  }
+  run::RunSpec spec = prepare_point(s.study, s.points[point], overrides).spec;
+  spec.options.max_wall = nominal.options.max_wall;
+  spec.options.stop_requested = nominal.options.stop_requested;
+  return spec;
+}
+
+// --uncertainty N: the point's N sampled systems, one after another, their makespans kept in its
+// result; a sample that fails (or is stopped) fails (or abandons) the point.
+void run_samples(PointResult& r, const PreparedStudy& s, std::size_t point, std::size_t samples) {
+  for (std::size_t sample = 0; sample < samples; ++sample) {
+    PointResult one;
+    try {
+      one = run_point(point, sampled_spec(s, point, sample));
+    } catch (const std::exception& e) {
+      one.error = e.what();
+    }
+    r.wall_s += one.wall_s;
+    if (!one.ok) {
+      r.ok = false;
+      r.abandoned = one.abandoned;
+      r.error = fmt::format("uncertainty sample {}: {}", sample, one.error);
+      r.result.reset();
+      return;
+    }
+    r.result->sampled_makespans_ns.push_back(one.result->makespan_ns());
+  }
+}
+
 // Runs (or, with --resume, reads back) this rank's share of the selected points: point i
 // belongs to rank i mod size. Each finished point is written to DIR/points/ at once. After an
 // interrupt, the result holds the finished points only (in point order): those never started
 // and those abandoned while running are left out, and have no file.
 std::vector<PointResult> run_my_points(const PreparedStudy& s, const MpiSession& mpi, const fs::path& out_dir,
-                                       unsigned jobs, bool resume, bool quiet) {
+                                       unsigned jobs, bool resume, bool quiet, std::size_t samples) {
   std::vector<std::size_t> mine;
   for (std::size_t i = s.range.begin; i < s.range.end; ++i) {
     if (static_cast<int>(i % static_cast<std::size_t>(mpi.size())) == mpi.rank()) mine.push_back(i);
@@ -182,6 +222,7 @@ std::vector<PointResult> run_my_points(const PreparedStudy& s, const MpiSession&
     const std::size_t j = to_run[n];
     const std::size_t i = mine[j];
     PointResult r = run_point(i, s.configs[i].spec);
+    if (r.ok && samples > 0) run_samples(r, s, i, samples);
     if (r.abandoned) return;  // not finished: no file, no row, no tick of the progress bar
     if (r.ok) {
       try {
@@ -238,6 +279,7 @@ struct SweepRequest {
   std::optional<std::chrono::nanoseconds> max_wall;
   bool dry_run = false;
   bool quiet = false;
+  std::size_t uncertainty = 0;  // --uncertainty N: sampled systems per point
 };
 
 // nullopt when --help was asked for (and printed).
@@ -260,6 +302,10 @@ std::optional<SweepRequest> parse_request(const Args& args) {
       ("max-wall", po::value<std::string>(), "stop any point still running after this much wall-clock time, e.g. "
                                              "600s (units ps, ns, us, ms, s); that point fails")
       ("dry-run", "check every point's config and list the points; run nothing")
+      ("uncertainty", po::value<std::size_t>(),
+       "also run each point on N systems with the system file's uncertainty: ranges drawn (as tessera run "
+       "--uncertainty draws them); results.csv gains each point's makespan quantiles and, where the study sweeps "
+       "the variant, how often the point was the fastest of its variants")
       ("quiet", "no progress bar on stderr")
       ("study", po::value<std::string>(), "the study file (also the first positional argument)");
   po::positional_options_description pos;
@@ -276,6 +322,10 @@ std::optional<SweepRequest> parse_request(const Args& args) {
   if (vm.count("points")) request.points = vm["points"].as<std::string>();
   if (vm.count("max-wall")) request.max_wall = parse_max_wall(vm["max-wall"].as<std::string>());
   request.dry_run = vm.count("dry-run") > 0;
+  if (vm.count("uncertainty")) {
+    request.uncertainty = vm["uncertainty"].as<std::size_t>();
+    if (request.uncertainty == 0) throw UsageError("--uncertainty must be at least 1 (samples)");
+  }
   request.quiet = vm.count("quiet") > 0;
   return request;
 }
@@ -362,10 +412,20 @@ int command_sweep(const Args& args) {
     point.spec.options.max_wall = request->max_wall;
     point.spec.options.stop_requested = &interrupt_flag();
   }
+  if (request->uncertainty > 0) {
+    // Every range's bounds checked before any point runs; a point's samples are part of its result,
+    // so --resume keeps a point only when it was run with as many.
+    for (std::size_t i = s.range.begin; i < s.range.end; ++i) {
+      uncertainty::check_range_bounds(point_config_node(s.study, s.points[i], s.overrides).at("system"),
+                                      s.configs[i].spec.parameter_ranges);
+      s.configs[i].config_hash = fnv1a_hex(s.configs[i].config_hash + fmt::format(" uncertainty {}", request->uncertainty));
+    }
+  }
 
   // From here on SIGINT/SIGTERM stop the sweep cleanly instead of killing it.
   const InterruptScope interrupt_scope;
-  std::vector<PointResult> mine = run_my_points(s, mpi, out_dir, jobs, request->resume, request->quiet);
+  std::vector<PointResult> mine =
+      run_my_points(s, mpi, out_dir, jobs, request->resume, request->quiet, request->uncertainty);
   bool my_failures = false;
   for (const PointResult& r : mine) my_failures = my_failures || !r.ok;
   const std::vector<PointResult> results = gather(mpi, std::move(mine), s, out_dir);

@@ -278,6 +278,7 @@ json to_json(const RunResult& r) {
                             {"taxes_ns", a.times ? category_times_json(*a.times, true) : json()},
                             {"work_ns", a.times ? category_times_json(*a.times, false) : json()}};
   }
+  if (!r.sampled_makespans_ns.empty()) j["sampled_makespans_ns"] = r.sampled_makespans_ns;
   return j;
 }
 
@@ -313,6 +314,7 @@ RunResult run_result_from_json(const json& j) {
       r.ablations.emplace(name, ablation);
     }
   }
+  if (j.contains("sampled_makespans_ns")) r.sampled_makespans_ns = j["sampled_makespans_ns"].get<std::vector<double>>();
   return r;
 }
 

@@ -37,6 +37,8 @@ struct RunResult {
   std::vector<std::string> estimated_keys;     // the system's values that are estimates (its uncertainty: map)
   workloads::WorkloadResult result;
   std::map<std::string, AblationResult> ablations;  // by ablation name
+  // `sweep --uncertainty N`: the makespan of each of the N sampled systems, in sample order.
+  std::vector<double> sampled_makespans_ns;
 
   // The parameters that tell runs of one kind apart in tables: its variant and its mapping.
   std::optional<std::string> variant() const { return parameter_text("variant"); }

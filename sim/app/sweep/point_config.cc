@@ -35,7 +35,8 @@ std::string fnv1a_hex(const std::string& text) {
   return fmt::format("{:016x}", h);
 }
 
-PreparedPoint prepare_point(const Study& study, const SweepPoint& point, const std::vector<Override>& set_overrides) {
+sim::config::ConfigNode point_config_node(const Study& study, const SweepPoint& point,
+                                          const std::vector<Override>& set_overrides) {
   sim::config::FileResolver resolver;
   resolver.add_embedded(sim::config::embedded_files());
   const sim::config::ConfigLoader loader(resolver);
@@ -46,9 +47,13 @@ PreparedPoint prepare_point(const Study& study, const SweepPoint& point, const s
       overrides.push_back(axis_override(d.keys[j], d.key_locations[j], point.values[k]));
     }
   }
+  return loader.load_run_node(study.base, study.file, overrides);
+}
+
+PreparedPoint prepare_point(const Study& study, const SweepPoint& point, const std::vector<Override>& set_overrides) {
   PreparedPoint p;
   try {
-    p.spec = run::read_run_spec(loader.load_run_node(study.base, study.file, overrides));
+    p.spec = run::read_run_spec(point_config_node(study, point, set_overrides));
   } catch (const ConfigError& e) {
     // A cross-field check may be located in the base; say which combination of values broke it.
     throw ConfigError(e.location(), e.key_path(),

@@ -20,6 +20,10 @@ struct PreparedPoint {
   std::string config_hash;
 };
 
+// The point's run config, loaded (base, --set flags, swept values) but not yet read into a spec.
+sim::config::ConfigNode point_config_node(const Study& study, const SweepPoint& point,
+                                          const std::vector<sim::config::Override>& set_overrides);
+
 // Throws config::ConfigError naming the study file, line and key (or the --set flag).
 PreparedPoint prepare_point(const Study& study, const SweepPoint& point,
                             const std::vector<sim::config::Override>& set_overrides);

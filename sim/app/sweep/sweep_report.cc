@@ -64,13 +64,13 @@ std::string legend() {
 
 std::string results_table(const Study& study, const std::vector<std::vector<std::string>>& values,
                           const std::vector<PointResult>& results) {
-  const bool collective = has_collective_columns(results);
+  const ResultColumns columns = result_columns(study.swept_keys(), values, results);
   std::string out = "<table>\n<thead><tr>";
-  for (const std::string& h : results_header(study.swept_keys(), collective)) out += "<th>" + html_escape(h) + "</th>";
+  for (const std::string& h : results_header(study.swept_keys(), columns)) out += "<th>" + html_escape(h) + "</th>";
   out += "</tr></thead>\n<tbody>\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     out += results[i].ok ? "<tr>" : "<tr class=\"failed\">";
-    for (const std::string& cell : results_row(results[i], values[i], collective)) {
+    for (const std::string& cell : results_row(results[i], values[i], columns, i)) {
       out += "<td>" + html_escape(cell) + "</td>";
     }
     out += "</tr>\n";

@@ -328,3 +328,57 @@ TEST_CASE("sweep --max-wall: a point still running at the limit fails (no file, 
   CHECK(again.err.find("1 run, 1 resumed, 1 failed") != std::string::npos);
   CHECK(run_tessera("sweep '" + study.string() + "' --max-wall 5").exit_code == 2);
 }
+
+TEST_CASE("sweep --uncertainty: each point's makespan quantiles, and the fastest variant's share per group") {
+  const auto study = write_file("sweep-uncertainty-study.yaml",
+                                "base:\n"
+                                "  system:\n"
+                                "    base: mi300x-8-spec\n"
+                                "    uncertainty: {gpu.memory.hbm_latency: [300 ns, 900 ns], "
+                                "interconnect.link_bandwidth: [16 GB/s, 64 GB/s]}\n"
+                                "  workload: {kind: ag_gemm, n: 512, k: 2048, ranks: 2}\n"
+                                "sweep:\n"
+                                "  grid:\n"
+                                "    workload.m: [16, 256]\n"
+                                "    workload.variant: [bsp, pull, push]\n");
+  const fs::path out = fresh_dir("sweep-uncertainty-out");
+  const auto r = run_tessera("sweep '" + study.string() + "' --uncertainty 4 --jobs 2 --quiet --out '" + out.string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto rows = lines_of(read_all(out / "results.csv"));
+  REQUIRE(rows.size() == 7);
+  CHECK(rows[0].rfind("point,workload.m,workload.variant,makespan_ns,makespan_p5_ns,makespan_median_ns,makespan_p95_ns,"
+                      "fastest_share,", 0) == 0);
+  double share[2] = {0, 0};
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    std::vector<std::string> cells;
+    std::istringstream in(rows[i]);
+    for (std::string c; std::getline(in, c, ',');) cells.push_back(c);
+    const double p5 = std::stod(cells[4]), median = std::stod(cells[5]), p95 = std::stod(cells[6]);
+    CHECK(p5 <= median);
+    CHECK(median <= p95);
+    CHECK(p5 < p95);  // the ranges are wide: the samples spread
+    share[(i - 1) / 3] += std::stod(cells[7]);
+  }
+  CHECK(share[0] == doctest::Approx(1.0));  // m = 16: one variant is the fastest in each sample
+  CHECK(share[1] == doctest::Approx(1.0));
+  const auto point = nlohmann::json::parse(read_all(out / "points" / "0000.json"));
+  CHECK(point["sampled_makespans_ns"].size() == 4);
+  // --resume keeps a point only when it ran with as many samples.
+  const auto again = run_tessera("sweep '" + study.string() + "' --uncertainty 2 --resume --quiet --out '" + out.string() + "'");
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.err.find("6 run, 0 resumed") != std::string::npos);
+  CHECK(nlohmann::json::parse(read_all(out / "points" / "0000.json"))["sampled_makespans_ns"].size() == 2);
+  // A bound the parameter cannot take stops the study before any point runs.
+  const auto bad = write_file("sweep-uncertainty-bad.yaml",
+                              "base:\n"
+                              "  system: {base: mi300x-8-spec, uncertainty: {gpu.compute.matrix_efficiency.fp16: [0.5, 1.5]}}\n"
+                              "  workload: {kind: ag_gemm, n: 512, k: 2048, ranks: 2}\n"
+                              "sweep:\n"
+                              "  grid:\n"
+                              "    workload.m: [16, 256]\n");
+  const auto refused = run_tessera("sweep '" + bad.string() + "' --uncertainty 2 --quiet --out '" +
+                                   fresh_dir("sweep-uncertainty-bad").string() + "'");
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("sweep-uncertainty-bad.yaml:2") != std::string::npos);
+  CHECK(refused.err.find("the bound 1.5") != std::string::npos);
+}
