@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -138,42 +137,53 @@ std::optional<double> nccl_model_time_us(const NcclCostModel& model, NcclAlgorit
   return model.latency_us[a][p] + static_cast<double>(bytes) / (1000.0 * bw);
 }
 
-NcclPlan nccl_plan(CollectiveOp op, std::uint64_t bytes, const NcclTopology& t, const NcclOverrides& overrides) {
-  const NcclCostModel model = nccl_cost_model(op, t);
-  NcclPlan plan;
-  double best = std::numeric_limits<double>::infinity();
-  bool found = false;
-  if (t.ranks <= 1) {
-    // updateCollCostTable: one rank runs ring Simple (a local copy) at no modelled cost.
-    best = 0;
-    found = !(overrides.algorithm && *overrides.algorithm != NcclAlgorithm::kRing) &&
-            !(overrides.protocol && *overrides.protocol != NcclProtocol::kSimple);
+std::optional<NcclChoice> cheapest_pair(
+    const NcclOverrides& overrides, std::uint32_t ranks, bool one_rank_runs,
+    const std::function<std::optional<double>(NcclAlgorithm, NcclProtocol)>& time_us) {
+  if (ranks <= 1) {
+    const bool allowed = one_rank_runs && !(overrides.algorithm && *overrides.algorithm != NcclAlgorithm::kRing) &&
+                         !(overrides.protocol && *overrides.protocol != NcclProtocol::kSimple);
+    return allowed ? std::optional<NcclChoice>(NcclChoice{}) : std::nullopt;
   }
-  for (int a = 0; a < kNcclAlgorithms && t.ranks > 1; ++a) {
+  std::optional<NcclChoice> best;
+  for (int a = 0; a < kNcclAlgorithms; ++a) {
     if (overrides.algorithm && static_cast<int>(*overrides.algorithm) != a) continue;
     for (int p = 0; p < kNcclProtocols; ++p) {
       if (overrides.protocol && static_cast<int>(*overrides.protocol) != p) continue;
-      const auto time = nccl_model_time_us(model, static_cast<NcclAlgorithm>(a), static_cast<NcclProtocol>(p), bytes);
-      if (!time || *time >= best) continue;
-      best = *time;
-      found = true;
-      plan.algorithm = static_cast<NcclAlgorithm>(a);
-      plan.protocol = static_cast<NcclProtocol>(p);
+      const auto time = time_us(static_cast<NcclAlgorithm>(a), static_cast<NcclProtocol>(p));
+      if (!time || (best && *time >= best->time_us)) continue;
+      best = NcclChoice{static_cast<NcclAlgorithm>(a), static_cast<NcclProtocol>(p), *time};
     }
   }
-  if (!found) {
-    const std::string pair = overrides.algorithm && overrides.protocol
-                                 ? nccl_algorithm_name(*overrides.algorithm) + " " + nccl_protocol_name(*overrides.protocol)
-                             : overrides.algorithm ? nccl_algorithm_name(*overrides.algorithm)
-                             : overrides.protocol  ? nccl_protocol_name(*overrides.protocol)
-                                                   : std::string("algorithm and protocol");
+  return best;
+}
+
+std::string requested_pair_name(const NcclOverrides& overrides) {
+  if (overrides.algorithm && overrides.protocol) {
+    return nccl_algorithm_name(*overrides.algorithm) + " " + nccl_protocol_name(*overrides.protocol);
+  }
+  if (overrides.algorithm) return nccl_algorithm_name(*overrides.algorithm);
+  if (overrides.protocol) return nccl_protocol_name(*overrides.protocol);
+  return "algorithm and protocol";
+}
+
+NcclPlan nccl_plan(CollectiveOp op, std::uint64_t bytes, const NcclTopology& t, const NcclOverrides& overrides) {
+  const NcclCostModel model = nccl_cost_model(op, t);
+  NcclPlan plan;
+  const auto choice = cheapest_pair(overrides, t.ranks, true, [&](NcclAlgorithm a, NcclProtocol p) {
+    return nccl_model_time_us(model, a, p, bytes);
+  });
+  if (!choice) {
+    const std::string pair = requested_pair_name(overrides);
     std::string why;
     if (overrides.algorithm == NcclAlgorithm::kTree && op != CollectiveOp::kAllReduce) why = " (tree runs all_reduce only)";
     if (t.ranks <= 1) why = " (one rank runs ring Simple)";
     if (overrides.protocol == NcclProtocol::kLL128 && !t.nvlink) why = " (LL128 runs over NVLink only)";
     throw std::invalid_argument(fmt::format("NCCL has no {} for {} on {} ranks{}", pair, op_name(op), t.ranks, why));
   }
-  plan.model_time_us = best;
+  plan.algorithm = choice->algorithm;
+  plan.protocol = choice->protocol;
+  plan.model_time_us = choice->time_us;
   const int a = static_cast<int>(plan.algorithm);
   const int p = static_cast<int>(plan.protocol);
 

@@ -20,6 +20,7 @@
 // graphs, src/graph/search.cc) is an input: nccl_topology_of derives it from the system.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,6 +88,21 @@ struct NcclOverrides {
   std::optional<NcclProtocol> protocol;
   std::uint32_t max_channels = 0;  // 0: NCCL's own
 };
+
+// The library's choice among the pairs the overrides allow (NCCL's updateCollCostTable, RCCL's
+// topoGetAlgoInfo): the least time `time_us` gives (nullopt: the pair is not considered). One rank
+// runs ring Simple at no modelled cost when `one_rank_runs` (a local copy). nullopt: no pair is left.
+struct NcclChoice {
+  NcclAlgorithm algorithm = NcclAlgorithm::kRing;
+  NcclProtocol protocol = NcclProtocol::kSimple;
+  double time_us = 0;
+};
+std::optional<NcclChoice> cheapest_pair(
+    const NcclOverrides& overrides, std::uint32_t ranks, bool one_rank_runs,
+    const std::function<std::optional<double>(NcclAlgorithm, NcclProtocol)>& time_us);
+
+// What the overrides ask for, for messages: "tree LL", "ring", "LL128", or "algorithm and protocol".
+std::string requested_pair_name(const NcclOverrides& overrides);
 
 // NCCL's plan for `op` of `bytes` on `topology`; throws std::invalid_argument naming what the
 // overrides exclude when no pair is left (e.g. tree for all_gather).

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -277,33 +276,14 @@ NcclPlan rccl_choice(CollectiveOp op, std::uint64_t bytes, const RcclTopology& t
   const bool ll128_requested = overrides.protocol == NcclProtocol::kLL128;
   const NcclCostModel model = cost_model(op, t, ll128_requested);
   NcclPlan plan;
-  double best = std::numeric_limits<double>::infinity();
-  bool found = false;
-  if (t.ranks <= 1) {
-    // topoGetAlgoInfo: one rank runs ring Simple (a local copy) at no modelled cost.
-    best = 0;
-    found = op != CollectiveOp::kAllToAll && !(overrides.algorithm && *overrides.algorithm != NcclAlgorithm::kRing) &&
-            !(overrides.protocol && *overrides.protocol != NcclProtocol::kSimple);
-  }
-  for (int a = 0; a < kNcclAlgorithms && t.ranks > 1; ++a) {
-    if (overrides.algorithm && static_cast<int>(*overrides.algorithm) != a) continue;
-    for (int p = 0; p < kNcclProtocols; ++p) {
-      if (overrides.protocol && static_cast<int>(*overrides.protocol) != p) continue;
-      if (p == kLL128 && !ll128_considered(t)) continue;
-      const auto time = rccl_model_time_us(model, t, static_cast<NcclAlgorithm>(a), static_cast<NcclProtocol>(p), bytes);
-      if (!time || *time >= best) continue;
-      best = *time;
-      found = true;
-      plan.algorithm = static_cast<NcclAlgorithm>(a);
-      plan.protocol = static_cast<NcclProtocol>(p);
-    }
-  }
-  if (!found) {
-    const std::string pair = overrides.algorithm && overrides.protocol
-                                 ? nccl_algorithm_name(*overrides.algorithm) + " " + nccl_protocol_name(*overrides.protocol)
-                             : overrides.algorithm ? nccl_algorithm_name(*overrides.algorithm)
-                             : overrides.protocol  ? nccl_protocol_name(*overrides.protocol)
-                                                   : std::string("algorithm and protocol");
+  // One rank runs ring Simple (a local copy) at no modelled cost; all_to_all is no collective algorithm.
+  const auto choice = cheapest_pair(overrides, t.ranks, op != CollectiveOp::kAllToAll,
+                                    [&](NcclAlgorithm a, NcclProtocol p) -> std::optional<double> {
+                                      if (p == NcclProtocol::kLL128 && !ll128_considered(t)) return std::nullopt;
+                                      return rccl_model_time_us(model, t, a, p, bytes);
+                                    });
+  if (!choice) {
+    const std::string pair = requested_pair_name(overrides);
     std::string why;
     if (op == CollectiveOp::kAllToAll) {
       why = " (all_to_all is grouped sends and receives, not a collective algorithm)";
@@ -322,7 +302,9 @@ NcclPlan rccl_choice(CollectiveOp op, std::uint64_t bytes, const RcclTopology& t
     }
     throw std::invalid_argument(fmt::format("RCCL has no {} for {} on {} ranks{}", pair, op_name(op), t.ranks, why));
   }
-  plan.model_time_us = best;
+  plan.algorithm = choice->algorithm;
+  plan.protocol = choice->protocol;
+  plan.model_time_us = choice->time_us;
   const int a = static_cast<int>(plan.algorithm);
   const int p = static_cast<int>(plan.protocol);
 
