@@ -40,6 +40,8 @@ void TraceKernel::start(models::compute::WorkgroupContext& wg) {
   state.in_flight_total = 0;
   state.accesses = 0;
   state.waiting_slot = kNotWaiting;
+  state.resumes_op = false;
+  state.posted.clear();
   ++live_;
   advance(wg.handle());
 }
@@ -77,14 +79,11 @@ WorkgroupState TraceKernel::access_state(const trace::Op& op, std::uint32_t owne
 
 // Runs operations until one has to wait for the machine; the continuation calls it again.
 void TraceKernel::advance(std::uint32_t handle) {
-  auto& machine = context_.machine;
   Live& state = live_state_[handle];
-  trace::Op& op = state.op;
   models::compute::WorkgroupContext& wg = gpu_.workgroup(handle);
-  const sim::Payload me{handle, 0};
   for (;;) {
     try {
-      if (!state.cursor.next(op)) {
+      if (!state.cursor.next(state.op)) {
         if (state.in_flight_total == 0) {
           retire(handle);
         } else {
@@ -97,112 +96,149 @@ void TraceKernel::advance(std::uint32_t handle) {
       throw ReplayError(fmt::format("kernel '{}' (rank {}) workgroup {}: {}", kernel_.name, kernel_.rank,
                                     wg.workgroup_id(), e.what()));
     }
-    switch (op.kind) {
-      case OpKind::kCompute:
-        if (op.flops() < 0) fail(handle, fmt::format("negative flops {}", op.flops()));
-        if (op.flops() == 0) continue;
-        enter(handle, wg, WorkgroupState::kCompute);
-        wg.compute(static_cast<double>(op.flops()), op.dtype, sim::bind<&TraceKernel::on_done>(this), me);
-        return;
-      case OpKind::kLoad:
-      case OpKind::kLoadAsync:
-      case OpKind::kStore:
-      case OpKind::kAtomicAddRange: {
-        ++state.accesses;
-        const std::uint32_t owner = checked_rank(handle, op.rank());
-        std::uint64_t& address = state.address;
-        if (!context_.addresses.resolve(op.buffer, op.offset(), op.bytes(), address)) {
-          fail(handle, fmt::format("bytes [{}, {}+{}) outside buffer '{}' ({} B)", op.offset(), op.offset(), op.bytes(),
-                                   context_.trace.buffers.at(op.buffer).name, context_.trace.buffers.at(op.buffer).bytes));
-        }
-        if (op.bytes() == 0) continue;
-        const WorkgroupState doing = access_state(op, owner);
-        if (doing == WorkgroupState::kIntermediate && context_.ideal_locality) continue;
-        const bool read = op.kind == OpKind::kLoad || op.kind == OpKind::kLoadAsync;
-        if (read && context_.recorder != nullptr) {
-          context_.recorder->read_issued(access_instance(handle), owner, address, static_cast<std::uint64_t>(op.bytes()));
-        }
-        if (op.kind == OpKind::kLoadAsync) {
-          const std::size_t load_kind = load_kind_of(doing);
-          ++state.in_flight[op.slot][load_kind];
-          ++state.in_flight_total;
-          const sim::Handler arrived = sim::bind<&TraceKernel::on_async_load_done>(this);
-          const sim::Payload which{handle, op.slot * kNumLoadKinds + load_kind};
-          if (context_.gate != nullptr) {
-            context_.gate->access(access_instance(handle), memory_access(handle), arrived, which);
-          } else {
-            machine.memory().access(memory_access(handle), arrived, which);
-          }
-          continue;
-        }
-        if (read && context_.gate != nullptr &&
-            !context_.gate->ready_or_wait(access_instance(handle), sim::bind<&TraceKernel::on_producers_done>(this), me)) {
-          enter(handle, wg, WorkgroupState::kWait);  // its producers have not written yet
-          return;
-        }
-        start_blocking_access(handle);
-        return;
-      }
-      case OpKind::kAtomicAdd:
-      case OpKind::kAtomicXchg: {
-        if (context_.gate != nullptr) continue;  // the oracle: synchronisation does nothing
-        const std::uint32_t home = checked_rank(handle, op.flag_rank());
-        const models::sync::FlagRef flag{home, static_cast<std::uint64_t>(op.flag_id())};
-        const auto access = machine.flag_access(kernel_.rank, wg.die(), home);
-        const auto operand = static_cast<std::uint64_t>(op.value());
-        enter(handle, wg, home != kernel_.rank ? WorkgroupState::kRemote : WorkgroupState::kMemory);
-        if (op.kind == OpKind::kAtomicAdd) {
-          machine.flags().atomic_add(flag, operand, access, sim::bind<&TraceKernel::on_done>(this), handle);
-        } else {
-          machine.flags().atomic_exchange(flag, operand, access, sim::bind<&TraceKernel::on_done>(this), handle);
-        }
-        return;
-      }
-      case OpKind::kRelease:
-        checked_rank(handle, op.flag_rank());
-        enter(handle, wg, WorkgroupState::kMemory);
-        // Make this workgroup's writes visible first (its die's dirty L2 data, where the L2 is
-        // private), then store the flag.
-        machine.memory().release_die(kernel_.rank, wg.die(), sim::bind<&TraceKernel::on_flushed>(this), me);
-        return;
-      case OpKind::kWait: {
-        const std::uint32_t home = checked_rank(handle, op.flag_rank());
-        if (op.buffer != trace::kNoBuffer) {
-          std::uint64_t address = 0;
-          if (!context_.addresses.resolve(op.buffer, op.acquire_offset(), op.acquire_bytes(), address)) fail(handle, "acquire range outside its buffer");
-        }
-        if (context_.gate != nullptr) continue;
-        enter(handle, wg, WorkgroupState::kWait);
-        machine.flags().wait_until({home, static_cast<std::uint64_t>(op.flag_id())}, op.compare, static_cast<std::uint64_t>(op.value()),
-                                   machine.flag_access(kernel_.rank, wg.die(), home),
-                                   sim::bind<&TraceKernel::on_wait_satisfied>(this), handle);
-        return;
-      }
-      case OpKind::kWaitLoad: {
-        const WorkgroupState waiting = waiting_state(state, static_cast<std::int8_t>(op.slot));
-        if (waiting == WorkgroupState::kNone) continue;  // nothing in flight in the slot
-        state.waiting_slot = static_cast<std::int8_t>(op.slot);
-        enter(handle, wg, waiting);
-        return;
-      }
-      case OpKind::kBarrier: {
-        if (op.scope == trace::BarrierScope::kWorkgroup || context_.gate != nullptr) continue;
-        BarrierTable::Key key{static_cast<std::uint8_t>(op.scope), 0, op.barrier_id()};
-        std::uint64_t expected = kernel_.grid;
-        if (op.scope == trace::BarrierScope::kDevice) {
-          key.group = kernel_index_;
-        } else {
-          key.group = context_.name_group[kernel_index_];
-          expected = context_.all_rank_group_size[kernel_index_];
-        }
-        enter(handle, wg, WorkgroupState::kWait);
-        context_.barriers.arrive(key, expected, sim::bind<&TraceKernel::on_done>(this), me);
-        return;
-      }
-      default:
-        fail(handle, "unexpected control instruction");
-    }
+    if (!perform(handle)) return;
   }
+}
+
+bool TraceKernel::perform(std::uint32_t handle) {
+  auto& machine = context_.machine;
+  Live& state = live_state_[handle];
+  const trace::Op& op = state.op;
+  models::compute::WorkgroupContext& wg = gpu_.workgroup(handle);
+  const sim::Payload me{handle, 0};
+  switch (op.kind) {
+    case OpKind::kCompute:
+      if (op.flops() < 0) fail(handle, fmt::format("negative flops {}", op.flops()));
+      if (op.flops() == 0) return true;
+      enter(handle, wg, WorkgroupState::kCompute);
+      wg.compute(static_cast<double>(op.flops()), op.dtype, sim::bind<&TraceKernel::on_done>(this), me);
+      return false;
+    case OpKind::kLoad:
+    case OpKind::kLoadAsync:
+    case OpKind::kStore:
+    case OpKind::kAtomicAddRange: {
+      ++state.accesses;
+      const std::uint32_t owner = checked_rank(handle, op.rank());
+      std::uint64_t& address = state.address;
+      if (!context_.addresses.resolve(op.buffer, op.offset(), op.bytes(), address)) {
+        fail(handle, fmt::format("bytes [{}, {}+{}) outside buffer '{}' ({} B)", op.offset(), op.offset(), op.bytes(),
+                                 context_.trace.buffers.at(op.buffer).name, context_.trace.buffers.at(op.buffer).bytes));
+      }
+      if (op.bytes() == 0) return true;
+      const WorkgroupState doing = access_state(op, owner);
+      if (doing == WorkgroupState::kIntermediate && context_.ideal_locality) return true;
+      const bool read = op.kind == OpKind::kLoad || op.kind == OpKind::kLoadAsync;
+      if (read && context_.recorder != nullptr) {
+        context_.recorder->read_issued(access_instance(handle), owner, address, static_cast<std::uint64_t>(op.bytes()));
+      }
+      if (op.kind == OpKind::kLoadAsync) {
+        start_async_access(handle, op.slot, doing);
+        return true;
+      }
+      if (op.kind == OpKind::kStore && owner != kernel_.rank) {
+        start_async_access(handle, kPostedSlot, doing);
+        return true;
+      }
+      if (read && context_.gate != nullptr &&
+          !context_.gate->ready_or_wait(access_instance(handle), sim::bind<&TraceKernel::on_producers_done>(this), me)) {
+        enter(handle, wg, WorkgroupState::kWait);  // its producers have not written yet
+        return false;
+      }
+      start_blocking_access(handle);
+      return false;
+    }
+    case OpKind::kAtomicAdd:
+    case OpKind::kAtomicXchg: {
+      if (context_.gate != nullptr) return true;  // the oracle: synchronisation does nothing
+      if (!posted_stores_drained(handle)) return false;
+      const std::uint32_t home = checked_rank(handle, op.flag_rank());
+      const models::sync::FlagRef flag{home, static_cast<std::uint64_t>(op.flag_id())};
+      const auto access = machine.flag_access(kernel_.rank, wg.die(), home);
+      const auto operand = static_cast<std::uint64_t>(op.value());
+      enter(handle, wg, home != kernel_.rank ? WorkgroupState::kRemote : WorkgroupState::kMemory);
+      if (op.kind == OpKind::kAtomicAdd) {
+        machine.flags().atomic_add(flag, operand, access, sim::bind<&TraceKernel::on_done>(this), handle);
+      } else {
+        machine.flags().atomic_exchange(flag, operand, access, sim::bind<&TraceKernel::on_done>(this), handle);
+      }
+      return false;
+    }
+    case OpKind::kRelease:
+      checked_rank(handle, op.flag_rank());
+      if (context_.gate == nullptr && !posted_stores_drained(handle)) return false;
+      enter(handle, wg, WorkgroupState::kMemory);
+      // Make this workgroup's writes visible first (its die's dirty L2 data, where the L2 is
+      // private), then store the flag.
+      machine.memory().release_die(kernel_.rank, wg.die(), sim::bind<&TraceKernel::on_flushed>(this), me);
+      return false;
+    case OpKind::kWait: {
+      const std::uint32_t home = checked_rank(handle, op.flag_rank());
+      if (op.buffer != trace::kNoBuffer) {
+        std::uint64_t address = 0;
+        if (!context_.addresses.resolve(op.buffer, op.acquire_offset(), op.acquire_bytes(), address)) fail(handle, "acquire range outside its buffer");
+      }
+      if (context_.gate != nullptr) return true;
+      enter(handle, wg, WorkgroupState::kWait);
+      machine.flags().wait_until({home, static_cast<std::uint64_t>(op.flag_id())}, op.compare, static_cast<std::uint64_t>(op.value()),
+                                 machine.flag_access(kernel_.rank, wg.die(), home),
+                                 sim::bind<&TraceKernel::on_wait_satisfied>(this), handle);
+      return false;
+    }
+    case OpKind::kWaitLoad: {
+      const WorkgroupState waiting = waiting_state(state, static_cast<std::int8_t>(op.slot));
+      if (waiting == WorkgroupState::kNone) return true;  // nothing in flight in the slot
+      state.waiting_slot = static_cast<std::int8_t>(op.slot);
+      enter(handle, wg, waiting);
+      return false;
+    }
+    case OpKind::kBarrier: {
+      if (op.scope == trace::BarrierScope::kWorkgroup || context_.gate != nullptr) return true;
+      if (!posted_stores_drained(handle)) return false;
+      BarrierTable::Key key{static_cast<std::uint8_t>(op.scope), 0, op.barrier_id()};
+      std::uint64_t expected = kernel_.grid;
+      if (op.scope == trace::BarrierScope::kDevice) {
+        key.group = kernel_index_;
+      } else {
+        key.group = context_.name_group[kernel_index_];
+        expected = context_.all_rank_group_size[kernel_index_];
+      }
+      enter(handle, wg, WorkgroupState::kWait);
+      context_.barriers.arrive(key, expected, sim::bind<&TraceKernel::on_done>(this), me);
+      return false;
+    }
+    default:
+      fail(handle, "unexpected control instruction");
+  }
+}
+
+void TraceKernel::start_async_access(std::uint32_t handle, std::size_t slot, WorkgroupState doing) {
+  Live& state = live_state_[handle];
+  const std::size_t load_kind = load_kind_of(doing);
+  ++state.in_flight[slot][load_kind];
+  ++state.in_flight_total;
+  const sim::Handler arrived = sim::bind<&TraceKernel::on_async_access_done>(this);
+  const sim::Payload which{handle, (state.accesses - 1) << 8 | (slot * kNumLoadKinds + load_kind)};
+  if (slot == kPostedSlot) {
+    if (context_.recorder != nullptr || context_.gate != nullptr) {
+      const MemoryAccess access = memory_access(handle);
+      state.posted.push_back({state.accesses - 1, access.owner, access.address, access.bytes});
+    }
+    context_.machine.memory().access(memory_access(handle), arrived, which);
+  } else if (context_.gate != nullptr) {
+    context_.gate->access(access_instance(handle), memory_access(handle), arrived, which);
+  } else {
+    context_.machine.memory().access(memory_access(handle), arrived, which);
+  }
+}
+
+bool TraceKernel::posted_stores_drained(std::uint32_t handle) {
+  Live& state = live_state_[handle];
+  const WorkgroupState waiting = waiting_state(state, static_cast<std::int8_t>(kPostedSlot));
+  if (waiting == WorkgroupState::kNone) return true;
+  state.waiting_slot = static_cast<std::int8_t>(kPostedSlot);
+  state.resumes_op = true;
+  enter(handle, gpu_.workgroup(handle), waiting);
+  return false;
 }
 
 models::machine::MemoryAccess TraceKernel::memory_access(std::uint32_t handle) const {
@@ -248,7 +284,7 @@ void TraceKernel::on_write_done(const sim::Payload& payload) {
       context_.machine.memory().release_die(kernel_.rank, access.die, sim::bind<&TraceKernel::on_store_visible>(this),
                                             {store.workgroup, store.ordinal});
     } else {
-      context_.gate->write_completed(store);  // remote stores and atomic adds are performed at the owner's memory side
+      context_.gate->write_completed(store);  // an atomic add is performed at the owner's memory side
     }
   } else {
     const models::machine::MemoryAccess access = memory_access(handle);
@@ -271,12 +307,14 @@ void TraceKernel::retire(std::uint32_t handle) {
 
 void TraceKernel::on_done(const sim::Payload& payload) { advance(static_cast<std::uint32_t>(payload.a)); }
 
-void TraceKernel::on_async_load_done(const sim::Payload& payload) {
+void TraceKernel::on_async_access_done(const sim::Payload& payload) {
   const auto handle = static_cast<std::uint32_t>(payload.a);
-  const auto slot = static_cast<std::size_t>(payload.b / kNumLoadKinds);
+  const std::uint64_t code = payload.b & 0xff;
+  const auto slot = static_cast<std::size_t>(code / kNumLoadKinds);
   Live& state = live_state_[handle];
-  --state.in_flight[slot][payload.b % kNumLoadKinds];
+  --state.in_flight[slot][code % kNumLoadKinds];
   --state.in_flight_total;
+  if (slot == kPostedSlot && !state.posted.empty()) posted_store_done(handle, payload.b >> 8);
   const bool waits_here = state.waiting_slot == kWaitingAll || state.waiting_slot == static_cast<std::int8_t>(slot);
   if (!waits_here) return;
   const WorkgroupState waiting = waiting_state(state, state.waiting_slot);
@@ -288,14 +326,31 @@ void TraceKernel::on_async_load_done(const sim::Payload& payload) {
   state.waiting_slot = kNotWaiting;
   if (all) {
     retire(handle);
+  } else if (state.resumes_op) {
+    state.resumes_op = false;
+    if (perform(handle)) advance(handle);
   } else {
     advance(handle);
   }
 }
 
+// The dataflow oracle learns of a posted store when it is performed at its owner.
+void TraceKernel::posted_store_done(std::uint32_t handle, std::uint64_t ordinal) {
+  Live& state = live_state_[handle];
+  auto it = state.posted.begin();
+  while (it->ordinal != ordinal) ++it;
+  const std::uint32_t workgroup = gpu_.workgroup(handle).workgroup_id();
+  if (context_.gate != nullptr) {
+    context_.gate->write_completed({kernel_index_, workgroup, ordinal});
+  } else {
+    context_.recorder->write_completed({kernel_index_, workgroup, ordinal}, it->owner, it->address, it->bytes, false);
+  }
+  state.posted.erase(it);
+}
+
 WorkgroupState TraceKernel::waiting_state(const Live& state, std::int8_t slot) {
   std::array<std::uint32_t, kNumLoadKinds> counts{};
-  for (std::size_t s = 0; s < trace::kNumLoadSlots; ++s) {
+  for (std::size_t s = 0; s < state.in_flight.size(); ++s) {
     if (slot != kWaitingAll && s != static_cast<std::size_t>(slot)) continue;
     for (std::size_t k = 0; k < kNumLoadKinds; ++k) counts[k] += state.in_flight[s][k];
   }

@@ -8,6 +8,11 @@
 // workgroup goes on at once and counts it in its slot until it arrives; wait_load blocks while
 // its slot counts any, and the end of the program waits for every slot (a workgroup does not
 // retire with loads in flight).
+// A store to another rank's memory is posted, as the hardware's are (a store instruction does not
+// wait for the write's acknowledgement: AMD's vscnt / NVIDIA's memory-barrier semantics): the
+// workgroup goes on at once, and the operations that publish its writes (a release, a flag atomic,
+// a device or all-ranks barrier, the end of the program) first wait until every posted store has
+// been performed at its owner. Local stores stay blocking: they complete in the die's L2.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -53,6 +58,14 @@ class TraceKernel : public models::compute::WorkgroupBody {
 
  private:
   static constexpr std::size_t kNumLoadKinds = 3;  // kMemory, kIntermediate, kRemote
+  static constexpr std::size_t kPostedSlot = trace::kNumLoadSlots;
+  // A posted store as the dataflow oracle needs it when it completes.
+  struct PostedStore {
+    std::uint64_t ordinal = 0;  // AccessInstance::ordinal
+    std::uint32_t owner = 0;
+    std::uint64_t address = 0;
+    std::uint64_t bytes = 0;
+  };
   struct Live {
     trace::Cursor cursor;
     trace::Op op;  // the operation in progress
@@ -62,11 +75,16 @@ class TraceKernel : public models::compute::WorkgroupBody {
     // remote): a wait for a slot is charged, instant by instant, to the kind still in flight
     // that ranks highest (remote, then intermediate, then local), so that a wait for a local
     // and a remote load together is communication until the remote one arrives.
-    std::array<std::array<std::uint32_t, kNumLoadKinds>, trace::kNumLoadSlots> in_flight{};
+    // Slot kPostedSlot counts the posted remote stores.
+    std::array<std::array<std::uint32_t, kNumLoadKinds>, kPostedSlot + 1> in_flight{};
     std::uint32_t in_flight_total = 0;
     std::int8_t waiting_slot = kNotWaiting;  // a slot, kWaitingAll (program end) or kNotWaiting
+    // The operation in progress waits for the posted stores (waiting_slot kPostedSlot) and runs
+    // when they are performed.
+    bool resumes_op = false;
     std::uint64_t accesses = 0;  // memory accesses started so far (AccessInstance::ordinal)
     std::uint64_t address = 0;   // of the access in progress
+    std::vector<PostedStore> posted;  // kept only for the dataflow oracle's two runs
   };
   static constexpr std::int8_t kNotWaiting = -1;
   static constexpr std::int8_t kWaitingAll = -2;
@@ -76,6 +94,12 @@ class TraceKernel : public models::compute::WorkgroupBody {
   // What a workgroup waiting on `slot` (or on every slot: kWaitingAll) is charged to now.
   static WorkgroupState waiting_state(const Live& state, std::int8_t slot);
   void advance(std::uint32_t handle);
+  // Performs the operation in progress; false when the workgroup now waits for it.
+  bool perform(std::uint32_t handle);
+  // Starts the non-blocking access in progress (a load_async, or a posted store).
+  void start_async_access(std::uint32_t handle, std::size_t slot, WorkgroupState doing);
+  // True when no posted store is in flight; otherwise the operation in progress waits for them.
+  bool posted_stores_drained(std::uint32_t handle);
   // The memory access of the operation in progress (a load, store or ranged atomic add).
   models::machine::MemoryAccess memory_access(std::uint32_t handle) const;
   // Starts the blocking access in progress; the workgroup goes on when it completes.
@@ -88,7 +112,9 @@ class TraceKernel : public models::compute::WorkgroupBody {
   void on_write_done(const sim::Payload& payload);      // a store or ranged atomic add
   void on_producers_done(const sim::Payload& payload);  // the oracle: a blocking load may go
   void on_store_visible(const sim::Payload& payload);   // the oracle: payload workgroup id, access ordinal
-  void on_async_load_done(const sim::Payload& payload);  // payload: handle, slot
+  // payload: handle; (ordinal << 8) | slot * kNumLoadKinds + kind
+  void on_async_access_done(const sim::Payload& payload);
+  void posted_store_done(std::uint32_t handle, std::uint64_t ordinal);
   void on_flushed(const sim::Payload& payload);
   void on_wait_satisfied(const sim::Payload& payload);
   [[noreturn]] void fail(std::uint32_t handle, const std::string& what) const;

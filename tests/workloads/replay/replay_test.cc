@@ -108,6 +108,50 @@ TEST_CASE("load_async: the load overlaps the compute, wait_load and the program'
         }) == doctest::Approx(std::max(load, compute)).epsilon(1e-9));
 }
 
+// A store to a peer is posted: with S the store's own time and C the compute's, a remote store
+// then the compute takes max(S, C) where a local (blocking) store takes S + C; every operation
+// that publishes the workgroup's writes (release, flag atomic, device barrier, the program's end)
+// first waits for it, so it then costs S + C again.
+TEST_CASE("remote stores are posted: the compute overlaps them, releases, atomics, barriers and the end wait") {
+  const auto makespan_ps = [](auto&& fill) {
+    TraceBuilder t(2);
+    const auto x = t.buffer("X", 4 * kMiB);
+    ProgramBuilder p("p");
+    fill(p, x);
+    const auto prog = t.program(std::move(p));
+    t.launch({"k", 0, 0, 1, prog, {}});
+    return static_cast<double>(replay_trace(std::move(t).build(), two_mi300x()).makespan_ps);
+  };
+  const std::int64_t flops = 2LL * 256 * 256 * 256 * 8;
+  const double empty = makespan_ps([](ProgramBuilder& p, std::uint32_t) { p.compute(0); });
+  const double store = makespan_ps([](ProgramBuilder& p, std::uint32_t x) { p.store(x, 1, 0, 4 * kMiB); });
+  const double compute = makespan_ps([&](ProgramBuilder& p, std::uint32_t) { p.compute(flops); });
+  // The program's end waits for the posted store: a program of one store lasts its transfer.
+  REQUIRE(store - empty > 1e6);
+  REQUIRE(compute - empty > 1e6);
+  const double posted = makespan_ps([&](ProgramBuilder& p, std::uint32_t x) { p.store(x, 1, 0, 4 * kMiB).compute(flops); });
+  CHECK(posted == doctest::Approx(std::max(store, compute)).epsilon(1e-9));
+  const double serial = store + compute - empty;
+  const double released = makespan_ps([&](ProgramBuilder& p, std::uint32_t x) {
+    p.store(x, 1, 0, 4 * kMiB).release(1, 0, 1).compute(flops);
+  });
+  CHECK(released >= serial);
+  const double counted = makespan_ps([&](ProgramBuilder& p, std::uint32_t x) {
+    p.store(x, 1, 0, 4 * kMiB).atomic_add(rank(), 0, 1).compute(flops);
+  });
+  CHECK(counted >= serial);
+  CHECK(makespan_ps([&](ProgramBuilder& p, std::uint32_t x) {
+          p.store(x, 1, 0, 4 * kMiB).barrier(BarrierScope::kDevice, 0).compute(flops);
+        }) == doctest::Approx(serial).epsilon(1e-9));
+  // A workgroup barrier and a wait_load publish nothing: the store stays posted.
+  CHECK(makespan_ps([&](ProgramBuilder& p, std::uint32_t x) {
+          p.store(x, 1, 0, 4 * kMiB).barrier(BarrierScope::kWorkgroup, 0).wait_load(0).compute(flops);
+        }) == doctest::Approx(posted).epsilon(1e-9));
+  // A local store is not posted.
+  CHECK(makespan_ps([&](ProgramBuilder& p, std::uint32_t x) { p.store(x, rank(), 0, 4 * kMiB).compute(flops); }) >
+        compute);
+}
+
 TEST_CASE("kernels on one stream run in order, on two streams they overlap") {
   auto make = [](std::uint32_t second_stream) {
     TraceBuilder t(1);
