@@ -176,6 +176,23 @@ HierarchyResult CacheHierarchy::remote_write_arrives(std::uint64_t address, std:
   return r;
 }
 
+HierarchyResult CacheHierarchy::peer_read(std::uint32_t requester, std::uint64_t tagged_address,
+                                          std::uint64_t bytes) {
+  HierarchyResult r;
+  r.requested_bytes = bytes;
+  if (spec_.organization == L2Organization::kAddressPartitioned) {
+    r.l2_miss_bytes = bytes;
+    return r;
+  }
+  const AccessResult a = l2_[checked_requester(requester)].access(tagged_address, bytes, AccessKind::kRead);
+  r.l2_hit_bytes = a.hit_bytes;
+  r.l2_miss_bytes = a.miss_bytes;
+  r.l2_writeback_bytes = a.writeback_bytes;
+  memory_side_write(a.writebacks, r);  // the fills evicted this GPU's dirty data
+  record(r);
+  return r;
+}
+
 HierarchyResult CacheHierarchy::acquire(std::uint32_t requester, std::uint64_t address, std::uint64_t bytes) {
   HierarchyResult r;
   if (spec_.organization == L2Organization::kAddressPartitioned) return r;

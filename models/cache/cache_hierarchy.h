@@ -51,6 +51,14 @@ class CacheHierarchy {
   HierarchyResult remote_read_arrives(std::uint64_t address, std::uint64_t bytes);
   HierarchyResult remote_write_arrives(std::uint64_t address, std::uint64_t bytes);
 
+  // A load by `requester` of a peer GPU's memory that this GPU's L2 may keep (coarse-grained
+  // peer memory on MI300X, mapped MTYPE NC): looks the range up in the requester's private L2
+  // under `tagged_address` (the peer's address, tagged so that it never aliases this GPU's own
+  // memory) and allocates the misses there, clean; it never reaches this GPU's MALL or HBM
+  // except for the dirty data its fills evict. The caller sends l2_miss_bytes to the peer.
+  // Under an address-partitioned L2 nothing is looked up: every byte is a miss.
+  HierarchyResult peer_read(std::uint32_t requester, std::uint64_t tagged_address, std::uint64_t bytes);
+
   // Acquire on `requester` for a range: with private L2s, drops that L2's copies (writing any
   // dirty bytes back first) so the next read goes to the memory side; a no-op when the L2 is the
   // point of coherence.

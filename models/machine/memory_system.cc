@@ -16,6 +16,18 @@ using topology::MemoryNode;
 using topology::Route;
 using topology::RouteOptions;
 
+namespace {
+
+// A peer's line in the reader's L2 is tagged with (owner + 1) above every address a GPU's
+// memory can have (256 TiB), so it never aliases the reader's own copy of a symmetric buffer.
+constexpr int kPeerTagShift = 48;
+
+std::uint64_t peer_line_address(std::uint32_t owner, std::uint64_t address) {
+  return (std::uint64_t{owner} + 1) << kPeerTagShift | address;
+}
+
+}  // namespace
+
 MemorySystem::MemorySystem(sim::Context context, std::string name, const topology::Topology& topology,
                            topology::RouteTable& routes, fabric::FlowNetwork& network,
                            std::vector<fabric::ResourceId> network_ids, std::span<cache::CacheHierarchy> caches)
@@ -161,7 +173,7 @@ void MemorySystem::start_parts(std::span<const Part> parts, AccessKind kind, std
     double cap = stream_cap;
     if (kind == AccessKind::kLoad) {
       const sim::Tick flow_latency = p.delay_ps + p.route->latency_ps;
-      const sim::Tick round_trip = owner == gpu ? flow_latency : flow_latency + back_ps;
+      const sim::Tick round_trip = owner == gpu || p.at_reader ? flow_latency : flow_latency + back_ps;
       cap = load_cap(p.bytes, total, round_trip, flow_latency);
     }
     const fabric::RouteId route = network_route(*p.route, cap);
@@ -250,13 +262,31 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
   }
 
   if (a.kind == AccessKind::kLoad) {
-    const cache::HierarchyResult r = owner_caches.remote_read_arrives(a.address, a.bytes);
+    // A peer's coarse-grained memory on a GPU that caches it: the reader's L2 first, then only
+    // its misses cross the links (tagged by owner so they never alias this GPU's own addresses).
+    cache::HierarchyResult near;
+    near.l2_miss_bytes = a.bytes;
+    const bool near_l2 = a.peer_cacheable && spec.gpu.memory.peer_reads_in_l2;
+    const std::uint64_t tagged = peer_line_address(a.owner, a.address);
+    if (near_l2) {
+      near = caches_[a.gpu].peer_read(a.die, tagged, a.bytes);
+      die_loads.l2_hit_bytes += near.l2_hit_bytes;
+      totals_.l2_hit_bytes += near.l2_hit_bytes;
+      totals_.hbm_write_bytes += near.hbm_write_bytes;
+      post(routes_.route(die, Endpoint::memory(a.gpu), {.memory = MemoryNode::kHbm}), near.hbm_write_bytes);
+    }
+    const cache::HierarchyResult r = near.l2_miss_bytes > 0 ? owner_caches.remote_read_arrives(a.address, near.l2_miss_bytes)
+                                                           : cache::HierarchyResult{};
     totals_.l2_hit_bytes += r.l2_hit_bytes;
     totals_.mall_hit_bytes += r.mall_hit_bytes;
     totals_.hbm_read_bytes += r.hbm_read_bytes;
     totals_.hbm_write_bytes += r.hbm_write_bytes;
-    totals_.remote_load_bytes += a.bytes;
+    totals_.remote_load_bytes += near.l2_miss_bytes;
+    const std::uint32_t reader_l2 = caches_[a.gpu].l2_index(a.die, a.address);
+    const cache::CacheSpec& reader_l2_spec = caches_[a.gpu].spec().l2;
     const Part parts[] = {
+        {near_l2 ? &l2_route(a.gpu, reader_l2) : nullptr, near.l2_hit_bytes,
+         near_l2 ? l2_hit_delay(a.gpu, tagged, near, reader_l2_spec) : 0, true},
         {&routes_.route(memory, die, edges_only), r.l2_hit_bytes, l2.hit_latency_ps},
         {has_mall ? &routes_.route(memory, die, {.memory = MemoryNode::kMall}) : nullptr, r.mall_hit_bytes,
          mall.hit_latency_ps},
@@ -310,7 +340,26 @@ void MemorySystem::atomic_add(const MemoryAccess& a, sim::Handler on_done, sim::
 }
 
 void MemorySystem::release_all(std::uint32_t gpu, sim::Handler on_done, sim::Payload payload) {
-  release_dies(gpu, 0, topology_.spec().gpu.compute.num_dies, on_done, payload);
+  const SystemSpec& spec = topology_.spec();
+  if (spec.gpu.memory.peer_reads_in_l2 && gpu < caches_.size()) {
+    const std::uint64_t first = std::uint64_t{1} << kPeerTagShift;
+    for (std::uint32_t d = 0; d < spec.gpu.compute.num_dies; ++d) {
+      caches_[gpu].acquire(d, first, std::uint64_t{spec.num_gpus} << kPeerTagShift);  // clean: nothing written back
+    }
+  }
+  release_dies(gpu, 0, spec.gpu.compute.num_dies, on_done, payload);
+}
+
+void MemorySystem::acquire(std::uint32_t gpu, std::uint32_t die, std::uint64_t address, std::uint64_t bytes) {
+  const SystemSpec& spec = topology_.spec();
+  if (gpu >= caches_.size() || die >= spec.gpu.compute.num_dies) {
+    throw std::out_of_range(fmt::format("acquire on GPU {} die {} of a {}-GPU system", gpu, die, caches_.size()));
+  }
+  caches_[gpu].acquire(die, address, bytes);
+  if (!spec.gpu.memory.peer_reads_in_l2) return;
+  for (std::uint32_t owner = 0; owner < spec.num_gpus; ++owner) {
+    if (owner != gpu) caches_[gpu].acquire(die, peer_line_address(owner, address), bytes);
+  }
 }
 
 void MemorySystem::release_die(std::uint32_t gpu, std::uint32_t die, sim::Handler on_done, sim::Payload payload) {

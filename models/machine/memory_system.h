@@ -20,6 +20,7 @@
 // | local store | all bytes | the die's L2 (write-back, write-allocate) |
 // | remote load | MALL hit / HBM | owner's memory side -> the die, over the GPU links |
 // | | owner L2 hit (NVIDIA) | owner's memory side (no HBM) -> the die |
+// | | reader L2 hit (peer_cacheable, `gpu.memory.peer_reads_in_l2`) | the die's L2; only the misses go to the owner |
 // | remote store | bytes reaching HBM | the die -> owner's memory side with HBM |
 // | | the rest (kept in owner's L2) | the die -> owner's memory side, no HBM |
 // | atomic add (local or remote) | the operand | as a remote store, from the die to the owner's memory side |
@@ -79,6 +80,9 @@ struct MemoryAccess {
   std::uint32_t owner = 0;  // the GPU whose memory holds [address, address + bytes)
   std::uint64_t address = 0;
   std::uint64_t bytes = 0;
+  // A load of a peer's coarse-grained memory, which the reader's L2 may keep where the GPU does
+  // so (SystemSpec gpu.memory.peer_reads_in_l2; CacheHierarchy::peer_read).
+  bool peer_cacheable = false;
 };
 
 class MemorySystem : public sim::Component {
@@ -99,10 +103,16 @@ class MemorySystem : public sim::Component {
 
   // The release at a kernel boundary on GPU `gpu`: every die's L2 writes its dirty data back
   // to the memory side (private L2s; nothing to do for an address-partitioned L2, which is
-  // the point of coherence). on_done(payload) runs when the last byte has landed.
+  // the point of coherence), and drops the peers' lines it holds (peer_reads_in_l2), which the
+  // next kernel's acquire would invalidate. on_done(payload) runs when the last byte has landed.
   void release_all(std::uint32_t gpu, sim::Handler on_done, sim::Payload payload = {});
   // The same for one die's L2: a workgroup's release before it stores a flag.
   void release_die(std::uint32_t gpu, std::uint32_t die, sim::Handler on_done, sim::Payload payload = {});
+
+  // An acquire by a workgroup on `die` of `gpu` for [address, address + bytes) of a symmetric
+  // buffer: drops that die's L2 copies of this GPU's range and, where the L2 keeps peers' lines
+  // (peer_reads_in_l2), of every peer's range, so that the next loads see the released data.
+  void acquire(std::uint32_t gpu, std::uint32_t die, std::uint64_t address, std::uint64_t bytes);
 
   // Unloaded round trip of a load from (gpu, die) to the HBM of `owner`.
   sim::Tick load_round_trip_ps(std::uint32_t gpu, std::uint32_t die, std::uint32_t owner);
@@ -148,6 +158,7 @@ class MemorySystem : public sim::Component {
     const topology::Route* route = nullptr;
     std::uint64_t bytes = 0;
     sim::Tick delay_ps = 0;  // hit latency paid before the bytes move
+    bool at_reader = false;  // served by the reader's own L2, even for a peer's memory
   };
 
   // Loads get the latency-bound cap; everything else streams at `stream_cap`.

@@ -109,6 +109,10 @@ const Schema<MemorySpec>& memory_schema() {
           .count("hbm_stacks", &MemorySpec::hbm_stacks, "HBM stacks")
           .range(1, 64)
           .time("hbm_latency", &MemorySpec::hbm_latency_ps, "unloaded HBM access latency")
+          .boolean("peer_reads_in_l2", &MemorySpec::peer_reads_in_l2,
+                   "a load of a peer GPU's coarse-grained memory (a trace buffer's default coherence) looks up and "
+                   "fills the reader's L2, and only its misses cross the links (MI300X maps peer VRAM MTYPE NC); "
+                   "false: every peer load is served at the owner's memory side. Fine-grained buffers never are")
           .nested("l2", &MemorySpec::l2, cache::cache_schema(), "the L2, one instance per die")
           .nested("mall", &MemorySpec::mall, cache::cache_schema(),
                   "the memory-side cache (Infinity Cache), one per GPU; its defaults differ from the L2's: "

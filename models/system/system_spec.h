@@ -67,6 +67,9 @@ struct MemorySpec {
   double hbm_bandwidth_bytes_per_s = 5.3e12;
   std::uint32_t hbm_stacks = 8;
   sim::Tick hbm_latency_ps = 0;
+  // A load of a peer's coarse-grained memory looks up and fills the reader's L2 (MI300X: the
+  // driver maps peer VRAM MTYPE NC); false: every peer load is served at the owner.
+  bool peer_reads_in_l2 = false;
   cache::CacheSpec l2;    // one instance per die
   cache::CacheSpec mall = absent_memory_side_cache();  // one per GPU, memory side; capacity 0: none
 };

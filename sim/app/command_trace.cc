@@ -141,7 +141,9 @@ json inspect_json(const wt::Trace& t, const std::string& file, wt::TraceForm for
   j["version"] = t.version;
   j["ranks"] = t.ranks;
   j["buffers"] = json::array();
-  for (const wt::Buffer& b : t.buffers) j["buffers"].push_back({{"name", b.name}, {"bytes", b.bytes}});
+  for (const wt::Buffer& b : t.buffers) {
+    j["buffers"].push_back({{"name", b.name}, {"bytes", b.bytes}, {"coherence", wt::coherence_name(b.coherence)}});
+  }
   j["programs"] = json::array();
   for (const wt::Program& p : t.programs) j["programs"].push_back({{"name", p.name}, {"instructions", p.instrs.size()}});
   j["kernels"] = json::array();
@@ -203,8 +205,10 @@ std::string inspect_text(const wt::Trace& t, const std::string& file, wt::TraceF
   const wt::TraceStats s = wt::stats_of(t);
 
   out += fmt::format("\nbuffers ({}, sizes per rank)\n", t.buffers.size());
-  TextTable buffers({"buffer", "size", "bytes"});
-  for (const wt::Buffer& b : t.buffers) buffers.add_row({b.name, format_bytes(b.bytes), std::to_string(b.bytes)});
+  TextTable buffers({"buffer", "size", "bytes", "coherence"});
+  for (const wt::Buffer& b : t.buffers) {
+    buffers.add_row({b.name, format_bytes(b.bytes), std::to_string(b.bytes), std::string(wt::coherence_name(b.coherence))});
+  }
   out += buffers.render();
 
   out += fmt::format("\nprograms ({})\n", t.programs.size());

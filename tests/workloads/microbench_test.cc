@@ -140,6 +140,7 @@ TEST_CASE("conservation: all_store delivers bytes x peers from every GPU, over o
 
 TEST_CASE("latency microbenchmarks add up their configured parts exactly") {
   Case c = make("h200-2", "op: atomic_add, iterations: 10");
+  c.system.gpu.dispatch.workgroup_dispatch_ps = 0;
   c.system.gpu.atomics.remote_latency_ps = 900'000;
   c.system.interconnect.link_latency_ps = 250'000;
   const auto add = mb::run_microbench(c.system, c.params);

@@ -41,6 +41,8 @@ void TraceKernel::start(models::compute::WorkgroupContext& wg) {
   state.accesses = 0;
   state.waiting_slot = kNotWaiting;
   state.resumes_op = false;
+  state.waits_for_room = false;
+  state.posted_bytes = 0;
   state.posted.clear();
   ++live_;
   advance(wg.handle());
@@ -117,8 +119,10 @@ bool TraceKernel::perform(std::uint32_t handle) {
     case OpKind::kLoadAsync:
     case OpKind::kStore:
     case OpKind::kAtomicAddRange: {
-      ++state.accesses;
       const std::uint32_t owner = checked_rank(handle, op.rank());
+      const bool posted = op.kind == OpKind::kStore && owner != kernel_.rank;
+      if (posted && op.bytes() > 0 && !room_for_posted_store(handle, static_cast<std::uint64_t>(op.bytes()))) return false;
+      ++state.accesses;
       std::uint64_t& address = state.address;
       if (!context_.addresses.resolve(op.buffer, op.offset(), op.bytes(), address)) {
         fail(handle, fmt::format("bytes [{}, {}+{}) outside buffer '{}' ({} B)", op.offset(), op.offset(), op.bytes(),
@@ -135,7 +139,7 @@ bool TraceKernel::perform(std::uint32_t handle) {
         start_async_access(handle, op.slot, doing);
         return true;
       }
-      if (op.kind == OpKind::kStore && owner != kernel_.rank) {
+      if (posted) {
         start_async_access(handle, kPostedSlot, doing);
         return true;
       }
@@ -219,16 +223,26 @@ void TraceKernel::start_async_access(std::uint32_t handle, std::size_t slot, Wor
   const sim::Handler arrived = sim::bind<&TraceKernel::on_async_access_done>(this);
   const sim::Payload which{handle, (state.accesses - 1) << 8 | (slot * kNumLoadKinds + load_kind)};
   if (slot == kPostedSlot) {
-    if (context_.recorder != nullptr || context_.gate != nullptr) {
-      const MemoryAccess access = memory_access(handle);
-      state.posted.push_back({state.accesses - 1, access.owner, access.address, access.bytes});
-    }
-    context_.machine.memory().access(memory_access(handle), arrived, which);
+    const MemoryAccess access = memory_access(handle);
+    state.posted.push_back({state.accesses - 1, access.owner, access.address, access.bytes});
+    state.posted_bytes += access.bytes;
+    context_.machine.memory().access(access, arrived, which);
   } else if (context_.gate != nullptr) {
     context_.gate->access(access_instance(handle), memory_access(handle), arrived, which);
   } else {
     context_.machine.memory().access(memory_access(handle), arrived, which);
   }
+}
+
+bool TraceKernel::room_for_posted_store(std::uint32_t handle, std::uint64_t bytes) {
+  Live& state = live_state_[handle];
+  const std::uint64_t window = context_.machine.spec().gpu.fabric.max_bytes_in_flight_per_workgroup;
+  if (state.posted_bytes == 0 || state.posted_bytes + bytes <= window) return true;
+  state.waiting_slot = static_cast<std::int8_t>(kPostedSlot);
+  state.resumes_op = true;
+  state.waits_for_room = true;
+  enter(handle, gpu_.workgroup(handle), WorkgroupState::kRemote);
+  return false;
 }
 
 bool TraceKernel::posted_stores_drained(std::uint32_t handle) {
@@ -248,8 +262,10 @@ models::machine::MemoryAccess TraceKernel::memory_access(std::uint32_t handle) c
   const AccessKind kind = op.kind == OpKind::kStore            ? AccessKind::kStore
                           : op.kind == OpKind::kAtomicAddRange ? AccessKind::kAtomicAdd
                                                                : AccessKind::kLoad;
-  return {kind, kernel_.rank, wg.die(), static_cast<std::uint32_t>(op.rank()), state.address,
-          static_cast<std::uint64_t>(op.bytes())};
+  const auto owner = static_cast<std::uint32_t>(op.rank());
+  const bool peer_cacheable = kind == AccessKind::kLoad && owner != kernel_.rank &&
+                              context_.trace.buffers[op.buffer].coherence == trace::Coherence::kCoarse;
+  return {kind, kernel_.rank, wg.die(), owner, state.address, static_cast<std::uint64_t>(op.bytes()), peer_cacheable};
 }
 
 AccessInstance TraceKernel::access_instance(std::uint32_t handle) const {
@@ -314,9 +330,16 @@ void TraceKernel::on_async_access_done(const sim::Payload& payload) {
   Live& state = live_state_[handle];
   --state.in_flight[slot][code % kNumLoadKinds];
   --state.in_flight_total;
-  if (slot == kPostedSlot && !state.posted.empty()) posted_store_done(handle, payload.b >> 8);
+  if (slot == kPostedSlot) posted_store_done(handle, payload.b >> 8);
   const bool waits_here = state.waiting_slot == kWaitingAll || state.waiting_slot == static_cast<std::int8_t>(slot);
   if (!waits_here) return;
+  if (state.waits_for_room) {  // a store waiting for room: it is tried again, and waits again if it must
+    state.waits_for_room = false;
+    state.resumes_op = false;
+    state.waiting_slot = kNotWaiting;
+    if (perform(handle)) advance(handle);
+    return;
+  }
   const WorkgroupState waiting = waiting_state(state, state.waiting_slot);
   if (waiting != WorkgroupState::kNone) {
     enter(handle, gpu_.workgroup(handle), waiting);  // e.g. the remote part arrived, a local one has not
@@ -334,15 +357,17 @@ void TraceKernel::on_async_access_done(const sim::Payload& payload) {
   }
 }
 
-// The dataflow oracle learns of a posted store when it is performed at its owner.
+// A posted store has been performed at its owner: it leaves the window, and the dataflow
+// oracle learns of it.
 void TraceKernel::posted_store_done(std::uint32_t handle, std::uint64_t ordinal) {
   Live& state = live_state_[handle];
   auto it = state.posted.begin();
   while (it->ordinal != ordinal) ++it;
+  state.posted_bytes -= it->bytes;
   const std::uint32_t workgroup = gpu_.workgroup(handle).workgroup_id();
   if (context_.gate != nullptr) {
     context_.gate->write_completed({kernel_index_, workgroup, ordinal});
-  } else {
+  } else if (context_.recorder != nullptr) {
     context_.recorder->write_completed({kernel_index_, workgroup, ordinal}, it->owner, it->address, it->bytes, false);
   }
   state.posted.erase(it);
@@ -384,7 +409,7 @@ void TraceKernel::on_wait_satisfied(const sim::Payload& payload) {
     std::uint64_t address = 0;
     context_.addresses.resolve(op.buffer, op.acquire_offset(), op.acquire_bytes(), address);
     const auto& wg = gpu_.workgroup(handle);
-    context_.machine.caches(kernel_.rank).acquire(wg.die(), address, static_cast<std::uint64_t>(op.acquire_bytes()));
+    context_.machine.memory().acquire(kernel_.rank, wg.die(), address, static_cast<std::uint64_t>(op.acquire_bytes()));
   }
   advance(handle);
 }

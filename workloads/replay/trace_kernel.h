@@ -12,7 +12,10 @@
 // wait for the write's acknowledgement: AMD's vscnt / NVIDIA's memory-barrier semantics): the
 // workgroup goes on at once, and the operations that publish its writes (a release, a flag atomic,
 // a device or all-ranks barrier, the end of the program) first wait until every posted store has
-// been performed at its owner. Local stores stay blocking: they complete in the die's L2.
+// been performed at its owner. A workgroup's posted stores in flight are bounded by the GPU's
+// max_bytes_in_flight_per_workgroup (the memory-instruction counter a wave waits on covers
+// stores too): a store that would exceed it waits for room (a store alone may exceed it). Local
+// stores stay blocking: they complete in the die's L2.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -80,11 +83,13 @@ class TraceKernel : public models::compute::WorkgroupBody {
     std::uint32_t in_flight_total = 0;
     std::int8_t waiting_slot = kNotWaiting;  // a slot, kWaitingAll (program end) or kNotWaiting
     // The operation in progress waits for the posted stores (waiting_slot kPostedSlot) and runs
-    // when they are performed.
+    // when they are performed, or (a store waiting for room) when posted_bytes leaves room.
     bool resumes_op = false;
+    bool waits_for_room = false;
+    std::uint64_t posted_bytes = 0;
     std::uint64_t accesses = 0;  // memory accesses started so far (AccessInstance::ordinal)
     std::uint64_t address = 0;   // of the access in progress
-    std::vector<PostedStore> posted;  // kept only for the dataflow oracle's two runs
+    std::vector<PostedStore> posted;  // in flight, in issue order
   };
   static constexpr std::int8_t kNotWaiting = -1;
   static constexpr std::int8_t kWaitingAll = -2;
@@ -100,6 +105,8 @@ class TraceKernel : public models::compute::WorkgroupBody {
   void start_async_access(std::uint32_t handle, std::size_t slot, WorkgroupState doing);
   // True when no posted store is in flight; otherwise the operation in progress waits for them.
   bool posted_stores_drained(std::uint32_t handle);
+  // True when a posted store of `bytes` fits the workgroup's window; otherwise it waits for room.
+  bool room_for_posted_store(std::uint32_t handle, std::uint64_t bytes);
   // The memory access of the operation in progress (a load, store or ranged atomic add).
   models::machine::MemoryAccess memory_access(std::uint32_t handle) const;
   // Starts the blocking access in progress; the workgroup goes on when it completes.

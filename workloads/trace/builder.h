@@ -150,8 +150,8 @@ class TraceBuilder {
     trace_.host.resize(ranks);
   }
 
-  std::uint32_t buffer(std::string name, std::uint64_t bytes) {
-    trace_.buffers.push_back({std::move(name), bytes});
+  std::uint32_t buffer(std::string name, std::uint64_t bytes, Coherence coherence = Coherence::kCoarse) {
+    trace_.buffers.push_back({std::move(name), bytes, coherence});
     return static_cast<std::uint32_t>(trace_.buffers.size() - 1);
   }
   std::uint32_t program(ProgramBuilder builder) {

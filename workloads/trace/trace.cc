@@ -38,6 +38,10 @@ std::optional<OpKind> parse_op(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view coherence_name(Coherence coherence) {
+  return coherence == Coherence::kFine ? "fine" : "coarse";
+}
+
 std::string_view scope_name(BarrierScope scope) {
   switch (scope) {
     case BarrierScope::kWorkgroup: return "workgroup";
@@ -80,8 +84,11 @@ std::uint32_t required_version(const Trace& t) {
   }
   for (const std::vector<HostCommand>& commands : t.host) {
     for (const HostCommand& c : commands) {
-      if (c.op == HostOp::kDelay) return std::max(version, kHostDelayVersion);
+      if (c.op == HostOp::kDelay) version = std::max(version, kHostDelayVersion);
     }
+  }
+  for (const Buffer& b : t.buffers) {
+    if (b.coherence != Coherence::kCoarse) version = std::max(version, kBufferCoherenceVersion);
   }
   return version;
 }
@@ -94,6 +101,10 @@ std::optional<std::string> validate(const Trace& t) {
   if (t.ranks == 0) return "ranks must be at least 1";
   for (const Buffer& b : t.buffers) {
     if (b.bytes == 0) return fmt::format("buffer '{}': size must be positive", b.name);
+    if (b.coherence != Coherence::kCoarse && t.version < kBufferCoherenceVersion) {
+      return fmt::format("buffer '{}': coherence {} needs format version {} (the trace is version {})", b.name,
+                         coherence_name(b.coherence), kBufferCoherenceVersion, t.version);
+    }
   }
   for (const Program& p : t.programs) {
     int depth = 0;

@@ -36,11 +36,11 @@ namespace tessera::workloads::trace {
 
 // The format version this Tessera writes for traces that need it, and the oldest it reads.
 // Version 2 added atomic_add_range, version 3 load_async and wait_load, version 4 collective
-// kernels, version 5 the host's delay; a trace of an older version is a newer one without those,
+// kernels, version 5 the host's delay, version 6 a buffer's coherence; a trace of an older version is a newer one without those,
 // so all are read, and a trace keeps its version when written (required_version gives the lowest
 // version that holds a trace: TraceBuilder uses it, so generated traces without the new ops stay
 // readable by an older Tessera, byte for byte as that one wrote them).
-inline constexpr std::uint32_t kTraceVersion = 5;
+inline constexpr std::uint32_t kTraceVersion = 6;
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
 // Slots of a workgroup's outstanding non-blocking loads (load_async, wait_load): 0..kNumLoadSlots-1.
 inline constexpr int kNumLoadSlots = 8;
@@ -96,9 +96,19 @@ struct Instr {
   Expr a, b, c, d, e;
 };
 
+// How a buffer was allocated, which decides whether a peer's loads of it may be kept in the
+// peer's L2 (HIP's coarse- and fine-grained coherence; docs/trace-format.md):
+// kCoarse (hipMalloc, the default): the reader's GPU may cache it (on MI300X the driver maps
+// peer VRAM MTYPE NC, valid until the reader acquires); kFine (hipDeviceMallocFinegrained or
+// Uncached): every peer load goes to the owner's memory.
+enum class Coherence : std::uint8_t { kCoarse, kFine };
+std::string_view coherence_name(Coherence coherence);
+inline constexpr std::uint32_t kBufferCoherenceVersion = 6;
+
 struct Buffer {
   std::string name;
   std::uint64_t bytes = 0;  // per rank
+  Coherence coherence = Coherence::kCoarse;  // format version 6; earlier versions: coarse
 };
 
 struct Program {
@@ -156,7 +166,7 @@ struct Trace {
   std::optional<std::uint32_t> find_program(std::string_view name) const;
 };
 
-// The lowest format version that holds `trace`: 5 when a host has a delay, 4 when a kernel is
+// The lowest format version that holds `trace`: 6 when a buffer is fine-grained, 5 when a host has a delay, 4 when a kernel is
 // collective, 3 when it uses load_async or wait_load, 2 when it uses atomic_add_range, else 1.
 std::uint32_t required_version(const Trace& trace);
 

@@ -214,6 +214,7 @@ void write_trace_binary(std::ostream& out, const Trace& t) {
   for (const Buffer& b : t.buffers) {
     w.str(b.name);
     w.u64(b.bytes);
+    if (t.version >= kBufferCoherenceVersion) w.u8(static_cast<std::uint8_t>(b.coherence));
   }
   w.u32(w.count(t.programs.size()));
   for (const Program& p : t.programs) {
@@ -298,6 +299,12 @@ Trace read_trace_binary(std::istream& in, const std::string& file_name) {
     r.at({"buffer", i});
     t.buffers[i].name = unique_name("buffer");
     t.buffers[i].bytes = r.u64("size");
+    if (t.version >= kBufferCoherenceVersion) {
+      const std::size_t coherence_at = r.offset();
+      const std::uint8_t coherence = r.u8("coherence");
+      if (coherence > 1) r.fail_field(coherence_at, "coherence", fmt::format("{} (0 coarse or 1 fine)", coherence));
+      t.buffers[i].coherence = static_cast<Coherence>(coherence);
+    }
   }
   r.at({});
   names.clear();

@@ -34,6 +34,7 @@ constexpr std::array<Compare, 6> kCompares = {Compare::kEq, Compare::kNe, Compar
                                                Compare::kGt, Compare::kLe, Compare::kLt};
 constexpr std::array<Dtype, 4> kDtypes = {Dtype::kFp16, Dtype::kBf16, Dtype::kFp8, Dtype::kFp32};
 constexpr std::array<BarrierScope, 3> kScopes = {BarrierScope::kWorkgroup, BarrierScope::kDevice, BarrierScope::kAllRanks};
+constexpr std::array<Coherence, 2> kCoherences = {Coherence::kCoarse, Coherence::kFine};
 constexpr std::array<HostOp, 4> kHostOps = {HostOp::kLaunch, HostOp::kSync, HostOp::kRankBarrier, HostOp::kDelay};
 constexpr std::array<OpKind, 14> kOpKinds = {OpKind::kCompute,    OpKind::kLoad,    OpKind::kStore,   OpKind::kAtomicAdd,
                                              OpKind::kAtomicXchg, OpKind::kRelease, OpKind::kWait,    OpKind::kBarrier,
@@ -388,7 +389,7 @@ class TextReader {
   }
 
   void read_buffer(const json& j) {
-    static const std::vector<std::string> kKeys = {"buffer", "bytes"};
+    static const std::vector<std::string> kKeys = {"buffer", "bytes", "coherence"};
     const Fields f(*this, j, "");
     f.allow_only(kKeys, "a buffer record");
     Buffer b;
@@ -404,6 +405,13 @@ class TextReader {
       b.bytes = unsigned_of(bytes, "bytes", std::numeric_limits<std::uint64_t>::max());
     }
     if (b.bytes == 0) fail("bytes", "a buffer's size must be positive");
+    if (const json* c = f.find("coherence")) {
+      b.coherence = choose(*c, f.path("coherence"), "coherence", kCoherences, coherence_name);
+      if (trace_.version < kBufferCoherenceVersion) {
+        fail("coherence", fmt::format("a buffer's coherence needs format version {} (the header says {})",
+                                      kBufferCoherenceVersion, trace_.version));
+      }
+    }
     if (!buffers_.add(b.name)) fail("buffer", fmt::format("buffer '{}' is defined twice", b.name));
     trace_.buffers.push_back(std::move(b));
   }
@@ -797,6 +805,7 @@ void write_trace_text(std::ostream& out, const Trace& t) {
     ojson o;
     o["buffer"] = b.name;
     o["bytes"] = b.bytes;
+    if (b.coherence != Coherence::kCoarse) o["coherence"] = coherence_name(b.coherence);
     out << o.dump() << "\n";
   }
   for (const Program& p : t.programs) {

@@ -94,6 +94,26 @@ TEST_CASE("hierarchy: a remote store lands at the memory side, acquire drops the
   CHECK(r.l2_hit_bytes == 0);
 }
 
+TEST_CASE("hierarchy: a peer's lines fill the reader's L2 only; the second read hits, an acquire drops them") {
+  CacheHierarchy g(two_xcd_spec());
+  const std::uint64_t peer = std::uint64_t{1} << 48;  // a tagged peer address (MemorySystem tags them so)
+  HierarchyResult r = g.peer_read(0, peer, 32 * kKiB);
+  CHECK(r.l2_miss_bytes == 32 * kKiB);
+  CHECK(r.l2_hit_bytes == 0);
+  CHECK(r.hbm_read_bytes == 0);  // the misses are the caller's to fetch from the peer
+  CHECK_FALSE(g.mall().contains(peer, 32 * kKiB));
+  r = g.peer_read(0, peer, 32 * kKiB);
+  CHECK(r.l2_hit_bytes == 32 * kKiB);
+  CHECK(g.peer_read(1, peer, 32 * kKiB).l2_hit_bytes == 0);  // another XCD's L2 holds none of it
+  // The fills evict this GPU's dirty data, which is written back.
+  g.write(0, 0, 64 * kKiB);
+  r = g.peer_read(0, peer + 64 * kKiB, 64 * kKiB);
+  CHECK(r.l2_writeback_bytes > 0);
+  CHECK(r.hbm_write_bytes == r.l2_writeback_bytes);
+  g.acquire(0, peer, 128 * kKiB);
+  CHECK(g.peer_read(0, peer + 64 * kKiB, 64 * kKiB).l2_hit_bytes == 0);
+}
+
 TEST_CASE("hierarchy: byte accounting holds at every level") {
   CacheHierarchy g(two_xcd_spec());
   std::mt19937_64 rng(3);

@@ -152,6 +152,58 @@ TEST_CASE("remote stores are posted: the compute overlaps them, releases, atomic
         compute);
 }
 
+// A workgroup's posted stores in flight are bounded by max_bytes_in_flight_per_workgroup: four
+// 64 KiB stores to a peer go one after the other under a 64 KiB window, together under 256 KiB.
+TEST_CASE("posted stores wait for room in the workgroup's window") {
+  const auto makespan_ps = [](std::uint64_t window) {
+    TraceBuilder t(2);
+    const auto x = t.buffer("X", 4 * 65536);
+    ProgramBuilder p("p");
+    p.loop(4).store(x, 1, tessera::workloads::trace::loop(0) * 65536, 65536).end_loop();
+    const auto prog = t.program(std::move(p));
+    t.launch({"k", 0, 0, 1, prog, {}});
+    SystemSpec s = two_mi300x();
+    s.gpu.fabric.max_bytes_in_flight_per_workgroup = window;
+    return static_cast<double>(replay_trace(std::move(t).build(), s).makespan_ps);
+  };
+  const double narrow = makespan_ps(65536);
+  const double wide = makespan_ps(4 * 65536);
+  CHECK(narrow > 1.5 * wide);
+  CHECK(makespan_ps(1024) == narrow);  // a store alone may exceed the window
+}
+
+// The reader's L2 keeps a peer's coarse-grained lines where the GPU does so (MI300X maps peer
+// VRAM MTYPE NC): a second load of the same range does not cross xGMI. A fine-grained buffer,
+// a GPU that does not (the flag off), an acquire of the range and the end of the kernel each
+// send the second load to the owner again.
+TEST_CASE("peer reads: coarse-grained lines stay in the reader's L2, fine-grained ones and acquires do not") {
+  const auto xgmi_bytes = [](Coherence coherence, bool cached, int shape) {
+    TraceBuilder t(2);
+    const auto x = t.buffer("X", kMiB, coherence);
+    ProgramBuilder reader("reader");
+    reader.load(x, 1, 0, kMiB);
+    if (shape == 1) reader.wait(0, 0, Compare::kGe, 1, x, 0, kMiB);  // acquires the range (on every owner's copy)
+    if (shape != 2) reader.load(x, 1, 0, kMiB);
+    const auto r = t.program(std::move(reader));
+    t.launch({"reader", 0, 0, 1, r, {}});
+    if (shape == 2) t.launch({"again", 0, 0, 1, r, {}});  // the same load in the next kernel
+    if (shape == 1) {
+      ProgramBuilder flagger("flagger");
+      flagger.release(0, 0, 1);
+      t.launch({"flagger", 1, 0, 1, t.program(std::move(flagger)), {}});
+    }
+    SystemSpec s = two_mi300x();
+    s.gpu.memory.peer_reads_in_l2 = cached;
+    return replay_trace(std::move(t).build(), s).link_class_bytes.at("xgmi");
+  };
+  const auto one = static_cast<std::uint64_t>(kMiB);
+  CHECK(xgmi_bytes(Coherence::kCoarse, true, 0) == one);
+  CHECK(xgmi_bytes(Coherence::kFine, true, 0) == 2 * one);
+  CHECK(xgmi_bytes(Coherence::kCoarse, false, 0) == 2 * one);
+  CHECK(xgmi_bytes(Coherence::kCoarse, true, 1) >= 2 * one);
+  CHECK(xgmi_bytes(Coherence::kCoarse, true, 2) == 2 * one);
+}
+
 TEST_CASE("kernels on one stream run in order, on two streams they overlap") {
   auto make = [](std::uint32_t second_stream) {
     TraceBuilder t(1);

@@ -8,8 +8,11 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "tests/workloads/trace/trace_test_support.h"
 #include "workloads/trace/trace_binary.h"
+#include "workloads/trace/trace_text.h"
 
 using namespace tessera::workloads::trace;
 
@@ -81,16 +84,41 @@ TEST_CASE("binary keeps fields the text form leaves out") {
   CHECK(back.programs[1].instrs[0].compare == tessera::models::sync::Compare::kNe);
 }
 
+TEST_CASE("a fine-grained buffer makes the trace version 6, and both forms keep its coherence") {
+  TraceBuilder b(2);
+  b.buffer("coarse", 4096);
+  b.buffer("fine", 4096, Coherence::kFine);
+  ProgramBuilder p("p");
+  p.load(1, 1, 0, 4096);
+  b.launch({"k", 0, 0, 1, b.program(std::move(p)), {}});
+  const Trace t = std::move(b).build();
+  CHECK(t.version == kBufferCoherenceVersion);
+  const Trace back = read_bytes(bytes_of(t));
+  test::check_same(t, back);
+  CHECK(back.buffers[1].coherence == Coherence::kFine);
+  std::ostringstream text;
+  write_trace_text(text, t);
+  CHECK(text.str().find(R"("coherence":"fine")") != std::string::npos);
+  CHECK(text.str().find(R"("buffer":"coarse","bytes":4096})") != std::string::npos);  // the default is not written
+  std::istringstream in(text.str());
+  test::check_same(t, read_trace_text(in, "t.jsonl"));
+  // A byte other than 0 or 1 is corrupt, named with its offset.
+  std::string bad = bytes_of(t);
+  const std::size_t at = bad.find("coarse") + 6 + 8;  // the name, then the size
+  bad[at] = 7;
+  CHECK(error_of(bad) == fmt::format("t.tsrt: byte {}: buffer 0 coherence: 7 (0 coarse or 1 fine)", at));
+}
+
 TEST_CASE("the header: magic and version") {
   const std::string good = bytes_of(test::sample_trace());
   CHECK(error_of("") == R"(t.tsrt: byte 0: not a binary trace (the magic bytes "TSRTRACE" are missing))");
   CHECK(error_of("{\"tessera_trace\": 1}") == R"(t.tsrt: byte 0: not a binary trace (the magic bytes "TSRTRACE" are missing))");
-  std::string v6 = good;
-  put_u32(v6, 8, 6);
-  CHECK(error_of(v6) == "t.tsrt: byte 8: format version 6 (this Tessera reads versions 1 to 5)");
+  std::string v7 = good;
+  put_u32(v7, 8, 7);
+  CHECK(error_of(v7) == "t.tsrt: byte 8: format version 7 (this Tessera reads versions 1 to 6)");
   std::string v0 = good;
   put_u32(v0, 8, 0);
-  CHECK(error_of(v0) == "t.tsrt: byte 8: format version 0 (this Tessera reads versions 1 to 5)");
+  CHECK(error_of(v0) == "t.tsrt: byte 8: format version 0 (this Tessera reads versions 1 to 6)");
   // The sample uses load_async, which version 2 does not have.
   std::string v2 = good;
   put_u32(v2, 8, 2);

@@ -31,6 +31,7 @@ inline void check_same(const Trace& x, const Trace& y) {
   for (std::size_t i = 0; i < x.buffers.size(); ++i) {
     CHECK(x.buffers[i].name == y.buffers[i].name);
     CHECK(x.buffers[i].bytes == y.buffers[i].bytes);
+    CHECK(x.buffers[i].coherence == y.buffers[i].coherence);
   }
   REQUIRE(x.programs.size() == y.programs.size());
   for (std::size_t p = 0; p < x.programs.size(); ++p) {

@@ -79,10 +79,10 @@ TEST_CASE("the header: first, once, the right version, sensible ranks") {
   CHECK(error_of({}) == R"(t.jsonl: no header: the first line must be {"tessera_trace": 1, "ranks": N})");
   check_error({kBuffer}, "t.jsonl:1: the first record must be the header");
   check_error({kHeader, kHeader}, "t.jsonl:2: tessera_trace: a second header");
-  check_error({R"({"tessera_trace": 6, "ranks": 2})"},
-              "t.jsonl:1: tessera_trace: format version 6 (this Tessera reads versions 1 to 5)");
+  check_error({R"({"tessera_trace": 7, "ranks": 2})"},
+              "t.jsonl:1: tessera_trace: format version 7 (this Tessera reads versions 1 to 6)");
   check_error({R"({"tessera_trace": 0, "ranks": 2})"},
-              "t.jsonl:1: tessera_trace: format version 0 (this Tessera reads versions 1 to 5)");
+              "t.jsonl:1: tessera_trace: format version 0 (this Tessera reads versions 1 to 6)");
   check_error({R"({"tessera_trace": 1, "ranks": 0})"}, "t.jsonl:1: ranks: must be at least 1");
   check_error({R"({"tessera_trace": 1, "ranks": -2})"}, "t.jsonl:1: ranks: must not be negative");
   check_error({R"({"tessera_trace": 1, "ranks": 4000000000})"}, "t.jsonl:1: ranks: 4000000000 is too large");
@@ -126,7 +126,12 @@ TEST_CASE("atomic_add_range: version 2 only, a buffer and a range") {
 TEST_CASE("unknown keys and record kinds name the nearest known word") {
   check_error({kHeader, R"({"buffer": "A", "bytse": 4096})"}, "t.jsonl:2: bytse: unknown key; did you mean 'bytes'?");
   check_error({kHeader, R"({"bufer": "A", "bytes": 4096})"}, "t.jsonl:2: no record kind", "did you mean 'buffer' for 'bufer'?");
-  check_error({kHeader, R"({"buffer": "A", "bytes": 4096, "colour": 1})"}, "t.jsonl:2: colour: unknown key (a buffer record has: buffer, bytes)");
+  check_error({kHeader, R"({"buffer": "A", "bytes": 4096, "colour": 1})"},
+              "t.jsonl:2: colour: unknown key (a buffer record has: buffer, bytes, coherence)");
+  check_error({kHeader, R"({"buffer": "A", "bytes": 4096, "coherence": "fien"})"},
+              "t.jsonl:2: coherence: unknown coherence 'fien'; did you mean 'fine'?");
+  check_error({R"({"tessera_trace": 5, "ranks": 2})", R"({"buffer": "A", "bytes": 4096, "coherence": "fine"})"},
+              "t.jsonl:2: coherence: a buffer's coherence needs format version 6 (the header says 5)");
   check_error({kHeader, kBuffer, program_with(R"({"op": "load", "buffer": "A", "rank": 0, "ofset": 0, "bytes": 8})")},
               "t.jsonl:3: ops[0].ofset: unknown key; did you mean 'offset'?");
   check_error({kHeader, program_with(R"({"op": "lod"})")}, "t.jsonl:2: ops[0].op: unknown op 'lod'; did you mean 'load'?");

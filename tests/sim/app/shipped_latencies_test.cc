@@ -1,0 +1,51 @@
+// Every shipped system file except the nameplate ones (*-spec, the spec sheets, which give no
+// latency) sets every latency that applies to its machine to a measured or estimated value
+// above zero: a 0 would make that step free, a silent default. Two stay possible, each said in
+// the file: a kernel's teardown folded into its measured launch latency (NVIDIA: the launch
+// benchmark measures their sum), and a calibrated per-workgroup dispatch cost whose fit was
+// negative and clamped.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <string_view>
+
+#include "models/system/system_loader.h"
+#include "sim/config/embedded_files.h"
+
+namespace {
+
+using tessera::models::SystemSpec;
+
+bool is_nameplate(std::string_view name) { return name.size() > 5 && name.substr(name.size() - 5) == "-spec"; }
+
+}  // namespace
+
+TEST_CASE("shipped systems: every latency that applies is above zero, except the nameplate files") {
+  int checked = 0;
+  for (const auto& file : tessera::sim::config::embedded_files()) {
+    const std::string_view path = file.path;
+    if (path.substr(0, 8) != "systems/" || path.size() < 13 || path.substr(path.size() - 5) != ".yaml") continue;
+    const std::string name(path.substr(8, path.size() - 13));
+    if (is_nameplate(name)) continue;
+    CAPTURE(name);
+    const SystemSpec s = tessera::models::load_system_spec(name);
+    CHECK(s.gpu.dispatch.kernel_launch_latency_ps > 0);
+    CHECK(s.gpu.memory.hbm_latency_ps > 0);
+    CHECK(s.gpu.memory.l2.hit_latency_ps > 0);
+    if (s.gpu.memory.mall.capacity_bytes > 0) CHECK(s.gpu.memory.mall.hit_latency_ps > 0);
+    if (s.gpu.fabric.num_iods > 1) CHECK(s.gpu.fabric.iod_hop_latency_ps > 0);
+    CHECK(s.gpu.atomics.local_latency_ps > 0);
+    CHECK(s.gpu.atomics.poll_interval_ps > 0);
+    if (s.num_gpus > 1) {
+      CHECK(s.gpu.atomics.remote_latency_ps > 0);
+      CHECK(s.interconnect.link_latency_ps > 0);
+    }
+    if (s.interconnect.topology == "switch") CHECK(s.interconnect.switch_latency_ps > 0);
+    if (s.gpu.vendor == "amd") {  // estimated (no measurement separates them on NVIDIA: see the files)
+      CHECK(s.gpu.dispatch.kernel_teardown_ps > 0);
+      CHECK(s.gpu.dispatch.workgroup_dispatch_ps > 0);
+    }
+    ++checked;
+  }
+  CHECK(checked >= 14);
+}
