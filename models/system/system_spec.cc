@@ -142,6 +142,12 @@ const Schema<FabricSpec>& fabric_schema() {
           .time("iod_hop_latency", &FabricSpec::iod_hop_latency_ps, "latency of one IOD-to-IOD hop")
           .bytes("max_bytes_in_flight_per_workgroup", &FabricSpec::max_bytes_in_flight_per_workgroup,
                  "outstanding load bytes of one workgroup (bounds remote loads by Little's law)")
+          .min(1)
+          .bytes("max_store_bytes_in_flight_per_workgroup", &FabricSpec::max_store_bytes_in_flight_per_workgroup,
+                 "posted stores to peers of one workgroup in flight: a store that would exceed it waits for room (one "
+                 "store alone may). Default: 63 outstanding vector memory instructions per wave (GFX9/CDNA s_waitcnt "
+                 "vmcnt, https://llvm.org/docs/AMDGPU/gfx9_waitcnt.html) x 1 KiB per 64-lane dwordx4 store x 4 waves "
+                 "per workgroup = 252 KiB")
           .min(1);
   return s;
 }

@@ -82,6 +82,10 @@ struct FabricSpec {
   double iod_link_bandwidth_bytes_per_s = 1.2e12;  // between two IODs, each direction
   sim::Tick iod_hop_latency_ps = 0;
   std::uint64_t max_bytes_in_flight_per_workgroup = 64 * 1024;  // bounds a workgroup's loads (Little's law)
+  // A workgroup's posted stores to peers in flight. 63 outstanding vector memory instructions
+  // per wave (the GFX9/CDNA s_waitcnt vmcnt field, loads and stores alike) x 1 KiB per 64-lane
+  // dwordx4 store x 4 waves per workgroup.
+  std::uint64_t max_store_bytes_in_flight_per_workgroup = 63 * 1024 * 4;
 };
 
 struct AtomicSpec {

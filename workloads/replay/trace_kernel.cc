@@ -236,7 +236,7 @@ void TraceKernel::start_async_access(std::uint32_t handle, std::size_t slot, Wor
 
 bool TraceKernel::room_for_posted_store(std::uint32_t handle, std::uint64_t bytes) {
   Live& state = live_state_[handle];
-  const std::uint64_t window = context_.machine.spec().gpu.fabric.max_bytes_in_flight_per_workgroup;
+  const std::uint64_t window = context_.machine.spec().gpu.fabric.max_store_bytes_in_flight_per_workgroup;
   if (state.posted_bytes == 0 || state.posted_bytes + bytes <= window) return true;
   state.waiting_slot = static_cast<std::int8_t>(kPostedSlot);
   state.resumes_op = true;

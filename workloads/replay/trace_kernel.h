@@ -13,9 +13,9 @@
 // workgroup goes on at once, and the operations that publish its writes (a release, a flag atomic,
 // a device or all-ranks barrier, the end of the program) first wait until every posted store has
 // been performed at its owner. A workgroup's posted stores in flight are bounded by the GPU's
-// max_bytes_in_flight_per_workgroup (the memory-instruction counter a wave waits on covers
-// stores too): a store that would exceed it waits for room (a store alone may exceed it). Local
-// stores stay blocking: they complete in the die's L2.
+// max_store_bytes_in_flight_per_workgroup (a wave's count of outstanding memory instructions):
+// a store that would exceed it waits for room (a store alone may exceed it). Local stores stay
+// blocking: they complete in the die's L2.
 #include <array>
 #include <cstdint>
 #include <string>

@@ -152,7 +152,7 @@ TEST_CASE("remote stores are posted: the compute overlaps them, releases, atomic
         compute);
 }
 
-// A workgroup's posted stores in flight are bounded by max_bytes_in_flight_per_workgroup: four
+// A workgroup's posted stores in flight are bounded by max_store_bytes_in_flight_per_workgroup: four
 // 64 KiB stores to a peer go one after the other under a 64 KiB window, together under 256 KiB.
 TEST_CASE("posted stores wait for room in the workgroup's window") {
   const auto makespan_ps = [](std::uint64_t window) {
@@ -163,7 +163,7 @@ TEST_CASE("posted stores wait for room in the workgroup's window") {
     const auto prog = t.program(std::move(p));
     t.launch({"k", 0, 0, 1, prog, {}});
     SystemSpec s = two_mi300x();
-    s.gpu.fabric.max_bytes_in_flight_per_workgroup = window;
+    s.gpu.fabric.max_store_bytes_in_flight_per_workgroup = window;
     return static_cast<double>(replay_trace(std::move(t).build(), s).makespan_ps);
   };
   const double narrow = makespan_ps(65536);
