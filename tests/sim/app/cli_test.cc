@@ -91,16 +91,17 @@ TEST_CASE("--max-events stops the run and marks it incomplete") {
 }
 
 TEST_CASE("--ablate says when it changes nothing, and shows the table when it does") {
-  // The nameplate mi300x-8-spec's launch latencies are 0 ps: that ablation changes nothing, and the
-  // run shows what the launch costs measured on the H200 pair would add; the dataflow oracle (sync)
-  // always re-runs.
-  const auto zero = run_tessera("run --set system=mi300x-8-spec --set workload.m=64 --set workload.n=512 --set workload.k=1024 "
+  // With its launch costs set to 0 ps, the launch ablation changes nothing, and the run shows what
+  // the launch costs measured on the H200 pair would add; the dataflow oracle (sync) always re-runs.
+  const std::string free_launch = "--set system=mi300x-8-spec --set system.gpu.dispatch.kernel_launch_latency=0ps "
+                                  "--set system.gpu.dispatch.workgroup_dispatch=0ps --set system.gpu.dispatch.kernel_teardown=0ps ";
+  const auto zero = run_tessera("run " + free_launch + "--set workload.m=64 --set workload.n=512 --set workload.k=1024 "
                                 "--ablate launch --ablate sync --json");
   REQUIRE(zero.exit_code == 0);
   const auto z = nlohmann::json::parse(zero.out);
   CHECK(z["ablations"]["launch"]["makespan_ns"] == z["makespan_ns"]);
   CHECK(z["ablations"]["sync"]["makespan_ns"].get<double>() <= z["makespan_ns"].get<double>());
-  const auto text = run_tessera("run --set system=mi300x-8-spec --set workload.m=64 --set workload.n=512 --set "
+  const auto text = run_tessera("run " + free_launch + "--set workload.m=64 --set workload.n=512 --set "
                                 "workload.k=1024 --set workload.variant=bsp --ablate launch --ablate sync");
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("Ablation 'launch' changes nothing here") != std::string::npos);

@@ -66,10 +66,10 @@ TEST_CASE("a third item 'estimate' marks a value no measurement gives, listed wh
   const auto ranges = ranges_of(std::string(kBase) +
                                 "uncertainty:\n"
                                 "  gpu.memory.hbm_latency: [405 ns, 450 ns, estimate]\n"
-                                "  gpu.atomics.local_latency: [100 ns, 200 ns, estimate]\n"
+                                "  gpu.atomics.local_latency: [100 ns, 150 ns, estimate]\n"
                                 "  interconnect.pcie_bandwidth: [50 GB/s, 64 GB/s]\n");
   REQUIRE(ranges.size() == 3);
-  CHECK(ranges[0].estimate);   // gpu.atomics.local_latency: 0 ps in the nameplate file, outside its range
+  CHECK(ranges[0].estimate);   // gpu.atomics.local_latency: 200 ns in the nameplate file, outside its range
   CHECK(ranges[1].estimate);   // gpu.memory.hbm_latency
   CHECK_FALSE(ranges[2].estimate);
   CHECK(models::estimated_keys(ranges) == std::vector<std::string>{"gpu.memory.hbm_latency"});
