@@ -45,6 +45,7 @@ MemorySystem::MemorySystem(sim::Context context, std::string name, const topolog
   const std::uint32_t dies = spec.gpu.compute.num_dies;
   l2_routes_.resize(std::size_t{spec.num_gpus} * dies);
   die_loads_.resize(std::size_t{spec.num_gpus} * dies);
+  holds_peer_lines_.resize(std::size_t{spec.num_gpus} * dies);
   // The memory side's own resources, as routes: an atomic reads its old values there.
   const auto node_route = [this](topology::Vertex vertex, topology::ResourceId resource) {
     Route r;
@@ -269,6 +270,7 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
     const bool near_l2 = a.peer_cacheable && spec.gpu.memory.peer_reads_in_l2;
     const std::uint64_t tagged = peer_line_address(a.owner, a.address);
     if (near_l2) {
+      holds_peer_lines_[std::size_t{a.gpu} * spec.gpu.compute.num_dies + a.die] = 1;
       near = caches_[a.gpu].peer_read(a.die, tagged, a.bytes);
       die_loads.l2_hit_bytes += near.l2_hit_bytes;
       totals_.l2_hit_bytes += near.l2_hit_bytes;
@@ -341,10 +343,13 @@ void MemorySystem::atomic_add(const MemoryAccess& a, sim::Handler on_done, sim::
 
 void MemorySystem::release_all(std::uint32_t gpu, sim::Handler on_done, sim::Payload payload) {
   const SystemSpec& spec = topology_.spec();
-  if (spec.gpu.memory.peer_reads_in_l2 && gpu < caches_.size()) {
+  if (gpu < caches_.size()) {
     const std::uint64_t first = std::uint64_t{1} << kPeerTagShift;
     for (std::uint32_t d = 0; d < spec.gpu.compute.num_dies; ++d) {
+      std::uint8_t& holds = holds_peer_lines_[std::size_t{gpu} * spec.gpu.compute.num_dies + d];
+      if (holds == 0) continue;
       caches_[gpu].acquire(d, first, std::uint64_t{spec.num_gpus} << kPeerTagShift);  // clean: nothing written back
+      holds = 0;
     }
   }
   release_dies(gpu, 0, spec.gpu.compute.num_dies, on_done, payload);
@@ -356,7 +361,7 @@ void MemorySystem::acquire(std::uint32_t gpu, std::uint32_t die, std::uint64_t a
     throw std::out_of_range(fmt::format("acquire on GPU {} die {} of a {}-GPU system", gpu, die, caches_.size()));
   }
   caches_[gpu].acquire(die, address, bytes);
-  if (!spec.gpu.memory.peer_reads_in_l2) return;
+  if (holds_peer_lines_[std::size_t{gpu} * spec.gpu.compute.num_dies + die] == 0) return;
   for (std::uint32_t owner = 0; owner < spec.num_gpus; ++owner) {
     if (owner != gpu) caches_[gpu].acquire(die, peer_line_address(owner, address), bytes);
   }

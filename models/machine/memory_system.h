@@ -213,6 +213,9 @@ class MemorySystem : public sim::Component {
   std::uint64_t ops_in_flight_ = 0;
   Totals totals_;
   std::vector<DieLoads> die_loads_;
+  // Per GPU and die: whether its L2 may hold a peer's lines (peer_reads_in_l2), so that acquires
+  // and kernel ends of dies that never read a peer's memory skip the peers' ranges.
+  std::vector<std::uint8_t> holds_peer_lines_;
   std::vector<Part> release_parts_;  // reused by every release
 };
 
