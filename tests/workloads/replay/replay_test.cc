@@ -29,6 +29,19 @@ SystemSpec two_mi300x() {
 
 double ns(double bytes, double rate) { return bytes / rate * 1e9; }
 
+// The makespan of one workgroup on rank 0 of `ranks` MI300X, its program filled by `fill(p, X)`
+// with X a 4 MiB buffer.
+template <class Fill>
+double one_workgroup_makespan_ps(std::uint32_t ranks, Fill&& fill) {
+  TraceBuilder t(ranks);
+  const auto x = t.buffer("X", 4 * kMiB);
+  ProgramBuilder p("p");
+  fill(p, x);
+  const auto prog = t.program(std::move(p));
+  t.launch({"k", 0, 0, 1, prog, {}});
+  return static_cast<double>(replay_trace(std::move(t).build(), two_mi300x()).makespan_ps);
+}
+
 }  // namespace
 
 // Rank 0 stores 1 MiB into rank 1's inbox and releases a flag there; rank 1 waits for it,
@@ -73,15 +86,7 @@ TEST_CASE("a hand-written push trace gives the hand-computed makespan") {
 // T0 + L + C, the non-blocking one max(T0 + L, T0 + C); the end of a program waits for a load
 // still in flight; waiting on an idle slot costs nothing.
 TEST_CASE("load_async: the load overlaps the compute, wait_load and the program's end wait for it") {
-  const auto makespan_ps = [](auto&& fill) {
-    TraceBuilder t(1);
-    const auto x = t.buffer("X", 4 * kMiB);
-    ProgramBuilder p("p");
-    fill(p, x);
-    const auto prog = t.program(std::move(p));
-    t.launch({"k", 0, 0, 1, prog, {}});
-    return static_cast<double>(replay_trace(std::move(t).build(), two_mi300x()).makespan_ps);
-  };
+  const auto makespan_ps = [](auto&& fill) { return one_workgroup_makespan_ps(1, fill); };
   const std::int64_t flops = 2LL * 256 * 256 * 256 * 8;
   const double empty = makespan_ps([](ProgramBuilder& p, std::uint32_t) { p.compute(0); });
   const double load = makespan_ps([](ProgramBuilder& p, std::uint32_t x) { p.load(x, rank(), 0, 4 * kMiB); });
@@ -113,15 +118,7 @@ TEST_CASE("load_async: the load overlaps the compute, wait_load and the program'
 // that publishes the workgroup's writes (release, flag atomic, device barrier, the program's end)
 // first waits for it, so it then costs S + C again.
 TEST_CASE("remote stores are posted: the compute overlaps them, releases, atomics, barriers and the end wait") {
-  const auto makespan_ps = [](auto&& fill) {
-    TraceBuilder t(2);
-    const auto x = t.buffer("X", 4 * kMiB);
-    ProgramBuilder p("p");
-    fill(p, x);
-    const auto prog = t.program(std::move(p));
-    t.launch({"k", 0, 0, 1, prog, {}});
-    return static_cast<double>(replay_trace(std::move(t).build(), two_mi300x()).makespan_ps);
-  };
+  const auto makespan_ps = [](auto&& fill) { return one_workgroup_makespan_ps(2, fill); };
   const std::int64_t flops = 2LL * 256 * 256 * 256 * 8;
   const double empty = makespan_ps([](ProgramBuilder& p, std::uint32_t) { p.compute(0); });
   const double store = makespan_ps([](ProgramBuilder& p, std::uint32_t x) { p.store(x, 1, 0, 4 * kMiB); });
