@@ -94,7 +94,7 @@ TEST_CASE("hierarchy: a remote store lands at the memory side, acquire drops the
   CHECK(r.l2_hit_bytes == 0);
 }
 
-TEST_CASE("hierarchy: a peer's lines fill the reader's L2 only; the second read hits, an acquire drops them") {
+TEST_CASE("hierarchy: a peer's lines fill the reader's L2 only, the second read hits, an acquire drops them") {
   CacheHierarchy g(two_xcd_spec());
   const std::uint64_t peer = std::uint64_t{1} << 48;  // a tagged peer address (MemorySystem tags them so)
   HierarchyResult r = g.peer_read(0, peer, 32 * kKiB);
