@@ -235,7 +235,7 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
     atomic_add(a, on_done, payload);
     return;
   }
-  DieLoads& die_loads = die_loads_[std::size_t{a.gpu} * spec.gpu.compute.num_dies + a.die];
+  DieLoads& die_loads = die_loads_[die_slot(a.gpu, a.die)];
   if (a.kind == AccessKind::kLoad) die_loads.load_bytes += a.bytes;
   if (a.owner == a.gpu) {
     if (a.kind == AccessKind::kLoad) {
@@ -267,15 +267,17 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
     // its misses cross the links (tagged by owner so they never alias this GPU's own addresses).
     cache::HierarchyResult near;
     near.l2_miss_bytes = a.bytes;
-    const bool near_l2 = a.peer_cacheable && spec.gpu.memory.peer_reads_in_l2;
-    const std::uint64_t tagged = peer_line_address(a.owner, a.address);
-    if (near_l2) {
-      holds_peer_lines_[std::size_t{a.gpu} * spec.gpu.compute.num_dies + a.die] = 1;
+    Part near_part;  // the reader's L2 hits: none unless it keeps peers' lines
+    if (a.peer_cacheable && spec.gpu.memory.peer_reads_in_l2) {
+      const std::uint64_t tagged = peer_line_address(a.owner, a.address);
+      holds_peer_lines_[die_slot(a.gpu, a.die)] = 1;
       near = caches_[a.gpu].peer_read(a.die, tagged, a.bytes);
       die_loads.l2_hit_bytes += near.l2_hit_bytes;
       totals_.l2_hit_bytes += near.l2_hit_bytes;
       totals_.hbm_write_bytes += near.hbm_write_bytes;
       post(routes_.route(die, Endpoint::memory(a.gpu), {.memory = MemoryNode::kHbm}), near.hbm_write_bytes);
+      near_part = {&l2_route(a.gpu, caches_[a.gpu].l2_index(a.die, a.address)), near.l2_hit_bytes,
+                   l2_hit_delay(a.gpu, tagged, near, caches_[a.gpu].spec().l2), true};
     }
     const cache::HierarchyResult r = near.l2_miss_bytes > 0 ? owner_caches.remote_read_arrives(a.address, near.l2_miss_bytes)
                                                            : cache::HierarchyResult{};
@@ -284,11 +286,8 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
     totals_.hbm_read_bytes += r.hbm_read_bytes;
     totals_.hbm_write_bytes += r.hbm_write_bytes;
     totals_.remote_load_bytes += near.l2_miss_bytes;
-    const std::uint32_t reader_l2 = caches_[a.gpu].l2_index(a.die, a.address);
-    const cache::CacheSpec& reader_l2_spec = caches_[a.gpu].spec().l2;
     const Part parts[] = {
-        {near_l2 ? &l2_route(a.gpu, reader_l2) : nullptr, near.l2_hit_bytes,
-         near_l2 ? l2_hit_delay(a.gpu, tagged, near, reader_l2_spec) : 0, true},
+        near_part,
         {&routes_.route(memory, die, edges_only), r.l2_hit_bytes, l2.hit_latency_ps},
         {has_mall ? &routes_.route(memory, die, {.memory = MemoryNode::kMall}) : nullptr, r.mall_hit_bytes,
          mall.hit_latency_ps},
@@ -346,7 +345,7 @@ void MemorySystem::release_all(std::uint32_t gpu, sim::Handler on_done, sim::Pay
   if (gpu < caches_.size()) {
     const std::uint64_t first = std::uint64_t{1} << kPeerTagShift;
     for (std::uint32_t d = 0; d < spec.gpu.compute.num_dies; ++d) {
-      std::uint8_t& holds = holds_peer_lines_[std::size_t{gpu} * spec.gpu.compute.num_dies + d];
+      std::uint8_t& holds = holds_peer_lines_[die_slot(gpu, d)];
       if (holds == 0) continue;
       caches_[gpu].acquire(d, first, std::uint64_t{spec.num_gpus} << kPeerTagShift);  // clean: nothing written back
       holds = 0;
@@ -361,7 +360,7 @@ void MemorySystem::acquire(std::uint32_t gpu, std::uint32_t die, std::uint64_t a
     throw std::out_of_range(fmt::format("acquire on GPU {} die {} of a {}-GPU system", gpu, die, caches_.size()));
   }
   caches_[gpu].acquire(die, address, bytes);
-  if (holds_peer_lines_[std::size_t{gpu} * spec.gpu.compute.num_dies + die] == 0) return;
+  if (holds_peer_lines_[die_slot(gpu, die)] == 0) return;
   for (std::uint32_t owner = 0; owner < spec.num_gpus; ++owner) {
     if (owner != gpu) caches_[gpu].acquire(die, peer_line_address(owner, address), bytes);
   }

@@ -170,6 +170,10 @@ class MemorySystem : public sim::Component {
   fabric::RouteId network_route(const topology::Route& route, double cap);
   double load_cap(std::uint64_t part_bytes, std::uint64_t total_bytes, sim::Tick round_trip_ps, sim::Tick flow_latency_ps) const;
   const topology::Route& l2_route(std::uint32_t gpu, std::uint32_t l2);
+  // The index of (gpu, die) in the per-die tables.
+  std::size_t die_slot(std::uint32_t gpu, std::uint32_t die) const {
+    return std::size_t{gpu} * topology_.spec().gpu.compute.num_dies + die;
+  }
   // The delay of the L2-hit part of a local load (hit latency, or the wait for a pending fill).
   sim::Tick l2_hit_delay(std::uint32_t owner, std::uint64_t address, const cache::HierarchyResult& r,
                          const cache::CacheSpec& l2);

@@ -238,21 +238,22 @@ bool TraceKernel::room_for_posted_store(std::uint32_t handle, std::uint64_t byte
   Live& state = live_state_[handle];
   const std::uint64_t window = context_.machine.spec().gpu.fabric.max_store_bytes_in_flight_per_workgroup;
   if (state.posted_bytes == 0 || state.posted_bytes + bytes <= window) return true;
-  state.waiting_slot = static_cast<std::int8_t>(kPostedSlot);
-  state.resumes_op = true;
-  state.waits_for_room = true;
-  enter(handle, gpu_.workgroup(handle), WorkgroupState::kRemote);
+  wait_for_posted_stores(handle, true);
   return false;
 }
 
 bool TraceKernel::posted_stores_drained(std::uint32_t handle) {
+  if (live_state_[handle].posted.empty()) return true;
+  wait_for_posted_stores(handle, false);
+  return false;
+}
+
+void TraceKernel::wait_for_posted_stores(std::uint32_t handle, bool for_room) {
   Live& state = live_state_[handle];
-  const WorkgroupState waiting = waiting_state(state, static_cast<std::int8_t>(kPostedSlot));
-  if (waiting == WorkgroupState::kNone) return true;
   state.waiting_slot = static_cast<std::int8_t>(kPostedSlot);
   state.resumes_op = true;
-  enter(handle, gpu_.workgroup(handle), waiting);
-  return false;
+  state.waits_for_room = for_room;
+  enter(handle, gpu_.workgroup(handle), WorkgroupState::kRemote);  // posted stores all go to peers
 }
 
 models::machine::MemoryAccess TraceKernel::memory_access(std::uint32_t handle) const {

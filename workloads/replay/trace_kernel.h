@@ -107,6 +107,8 @@ class TraceKernel : public models::compute::WorkgroupBody {
   bool posted_stores_drained(std::uint32_t handle);
   // True when a posted store of `bytes` fits the workgroup's window; otherwise it waits for room.
   bool room_for_posted_store(std::uint32_t handle, std::uint64_t bytes);
+  // The operation in progress waits on the posted stores: until one completes (for_room), or all.
+  void wait_for_posted_stores(std::uint32_t handle, bool for_room);
   // The memory access of the operation in progress (a load, store or ranged atomic add).
   models::machine::MemoryAccess memory_access(std::uint32_t handle) const;
   // Starts the blocking access in progress; the workgroup goes on when it completes.
