@@ -26,7 +26,7 @@ build_sanitized() {
 
 fuzz_all() {
   local seconds=${1:-60} failed=() target binary seeds scratch dict
-  for target in units config set_flag trace_text trace_binary; do
+  for target in units config set_flag trace_text trace_binary trace_expr measured_json; do
     binary="$root/$build/bin/fuzz_$target"
     seeds="$root/tests/fuzz/corpus/$target"
     # A dictionary of the input's tokens and edge numbers, where random mutation needs one.
@@ -34,7 +34,7 @@ fuzz_all() {
     case $target in
       units) dict=(-dict="$root/tests/fuzz/dict/units.dict") ;;
       config | set_flag) dict=(-dict="$root/tests/fuzz/dict/config.dict") ;;
-      trace_text) dict=(-dict="$root/tests/fuzz/dict/trace_text.dict") ;;
+      trace_text | trace_expr) dict=(-dict="$root/tests/fuzz/dict/trace_text.dict") ;;
     esac
     # New inputs go to a scratch corpus (listed first), never into the committed seeds; crashes
     # and hangs are saved under findings/. The run starts in an empty folder, so that names in a

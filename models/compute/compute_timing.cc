@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+
+#include <fmt/format.h>
 #include <string>
 
 namespace tessera::models::compute {
@@ -79,7 +81,10 @@ sim::Tick compute_ps(double flops, Dtype dtype, const ComputeSpec& spec) {
 }
 
 sim::Tick ceil_ps(double ps) {
-  if (!(ps >= 0) || ps >= 1.8e19) throw std::out_of_range("time out of range of a 64-bit ps tick");
+  if (!(ps >= 0)) throw std::out_of_range(fmt::format("compute time {} ps is not a time", ps));
+  if (ps >= static_cast<double>(sim::kEndOfTimePs)) {
+    throw sim::TimeRangeError(fmt::format("compute work of {:.6g} ps on one CU would end past the end of simulated time", ps));
+  }
   const double nearest = std::nearbyint(ps);
   if (std::abs(ps - nearest) <= 1e-9 * std::max(1.0, nearest)) return static_cast<sim::Tick>(nearest);
   return static_cast<sim::Tick>(std::ceil(ps));

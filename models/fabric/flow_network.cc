@@ -27,11 +27,12 @@ struct Later {
 };
 
 // Whole ps needed to move `bytes` at `rate`, rounded up: never early. At least 1 for any
-// positive residue, so every drain event makes progress.
+// positive residue, so every drain event makes progress. sim::kMaxTick when the time would pass
+// the end of simulated time (the caller reports it).
 sim::Tick ceil_ps(double bytes, double rate) {
   if (bytes <= kResidueBytes) return 0;
   const double t = bytes * 1e12 / rate;
-  if (!(t < 1.8e19)) return sim::kMaxTick / 2;  // effectively never; keeps now + t in range
+  if (!(t < static_cast<double>(sim::kEndOfTimePs))) return sim::kMaxTick;
   auto k = static_cast<sim::Tick>(t);
   if (static_cast<double>(k) < t) ++k;
   return std::max<sim::Tick>(k, 1);
@@ -64,8 +65,10 @@ ResourceId FlowNetwork::add_resource(const Resource& resource) {
 }
 
 sim::Tick FlowNetwork::path_latency_ps(std::span<const ResourceId> path) const {
+  // Each latency is below the end of simulated time (2^62 ps); the sum stops there, where the
+  // engine refuses to schedule it.
   sim::Tick sum = 0;
-  for (ResourceId r : path) sum += resources_.at(r).spec.latency_ps;
+  for (ResourceId r : path) sum = std::min(sum + std::min(resources_.at(r).spec.latency_ps, sim::kEndOfTimePs), sim::kEndOfTimePs);
   return sum;
 }
 
@@ -77,6 +80,10 @@ RouteId FlowNetwork::add_route(std::span<const ResourceId> path, double rate_cap
   Route route;
   route.cap = rate_cap;
   route.latency_ps = latency;
+  if (!path.empty()) route.narrowest = path.front();
+  for (ResourceId r : path) {
+    if (resources_[r].spec.bandwidth_bytes_per_s < resources_[route.narrowest].spec.bandwidth_bytes_per_s) route.narrowest = r;
+  }
   routes_.push_back(std::move(route));
   route_index_.emplace(std::move(key), id);
   return id;
@@ -212,7 +219,9 @@ void FlowNetwork::schedule_next_drain() {
     const Route& route = routes_[id];
     if (!(route.rate > 0.0)) continue;  // not solved yet: a resolve is pending this tick
     const double left = route.heap.front().target - route.served;
-    const sim::Tick when = std::max(now(), route.last_update_ps + ceil_ps(left, route.rate));
+    const sim::Tick drain_ps = ceil_ps(left, route.rate);
+    if (drain_ps > sim::kEndOfTimePs - route.last_update_ps) throw_past_end(route, left);
+    const sim::Tick when = std::max(now(), route.last_update_ps + drain_ps);
     if (when < best) {
       best = when;
       best_route = id;
@@ -221,6 +230,14 @@ void FlowNetwork::schedule_next_drain() {
   }
   if (best == sim::kMaxTick) return;
   drain_event_ = engine().schedule_at(best, sim::bind<&FlowNetwork::on_drain>(this), sim::Payload{best_route, best_flow});
+}
+
+void FlowNetwork::throw_past_end(const Route& route, double bytes_left) const {
+  const ResourceEntry& narrowest = resources_.at(route.narrowest);
+  throw sim::TimeRangeError(fmt::format("{}: {:.6g} bytes left at {:.6g} B/s (the route's narrowest resource: {} at "
+                                        "{:.6g} B/s) would arrive past the end of simulated time",
+                                        name(), bytes_left, route.rate, narrowest.spec.name,
+                                        narrowest.spec.bandwidth_bytes_per_s));
 }
 
 }  // namespace tessera::models::fabric

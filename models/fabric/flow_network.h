@@ -88,6 +88,7 @@ class FlowNetwork : public sim::Component {
   };
   struct Route {
     double cap = kUncapped;
+    ResourceId narrowest = ~ResourceId{0};  // the path's lowest-bandwidth resource, for messages
     sim::Tick latency_ps = 0;
     std::uint32_t count = 0;       // active flows
     double rate = 0;               // per flow, in effect since last_update_ps
@@ -118,6 +119,7 @@ class FlowNetwork : public sim::Component {
   void on_drain(const sim::Payload& payload);
   void resolve();
   void schedule_next_drain();
+  [[noreturn]] void throw_past_end(const Route& route, double bytes_left) const;
 
   MaxMinSolver solver_;
   std::vector<ResourceEntry> resources_;

@@ -12,7 +12,11 @@ namespace tessera::models::fabric {
 namespace {
 
 sim::Tick serialise_ps(double bytes, double rate) {
-  return static_cast<sim::Tick>(std::ceil(bytes * 1e12 / rate));
+  const double t = std::ceil(bytes * 1e12 / rate);
+  if (!(t < static_cast<double>(sim::kEndOfTimePs))) {
+    throw sim::TimeRangeError(fmt::format("a packet of {} bytes at {:.6g} B/s would arrive past the end of simulated time", bytes, rate));
+  }
+  return static_cast<sim::Tick>(t);
 }
 
 // A packet in flight is fully described by (flow, hop, bytes): it travels in the payload.

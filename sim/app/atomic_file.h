@@ -1,12 +1,9 @@
 #pragma once
-// Writes a file so that readers see either the old content or the whole new one, never a
-// half-written file: write a temporary beside it, flush, then rename over the target.
-#include <filesystem>
-#include <string_view>
+// The commands write their outputs through sim/io/output_file.h (regular files only, atomically).
+#include "sim/io/output_file.h"
 
 namespace tessera::app {
 
-// Throws std::runtime_error naming the path when anything fails; the temporary is removed.
-void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+using sim::io::write_file_atomically;
 
 }  // namespace tessera::app

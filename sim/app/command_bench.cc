@@ -34,16 +34,19 @@ int bench_phold(const Args& args) {
   workloads::phold::PholdParams p;
   std::string end_time = "1 ms";
   opts.add_options()("help,h", "show this help")
-      ("lps", po::value<std::uint32_t>(&p.num_lps)->default_value(256), "logical processes N")
-      ("events-per-lp", po::value<std::uint32_t>(&p.events_per_lp)->default_value(1), "initial events per process M")
+      ("lps", po::value<Count<std::uint32_t>>(), "logical processes N (default 256)")
+      ("events-per-lp", po::value<Count<std::uint32_t>>(), "initial events per process M (default 1)")
       ("remote", po::value<double>(&p.remote_frac)->default_value(1.0), "probability P of a remote destination, in [0, 1]")
       ("end-time", po::value<std::string>(&end_time)->default_value(end_time), "simulated time to run, with a unit (e.g. 1 ms)")
-      ("seed", po::value<std::uint64_t>(&p.seed)->default_value(1), "seed")
+      ("seed", po::value<Count<std::uint64_t>>(), "seed (default 1)")
       ("bare", "also run the bare binary-heap loop (the floor) on the same draws")
       ("json", "print one JSON object");
   const auto parsed = parse_command_line(args, opts);
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
+  p.num_lps = vm.count("lps") ? vm["lps"].as<Count<std::uint32_t>>().value : 256;
+  p.events_per_lp = vm.count("events-per-lp") ? vm["events-per-lp"].as<Count<std::uint32_t>>().value : 1;
+  p.seed = vm.count("seed") ? vm["seed"].as<Count<std::uint64_t>>().value : 1;
   try {
     p.end_time_ps = sim::config::parse_time_ps(end_time);
     workloads::phold::validate(p);

@@ -18,6 +18,7 @@
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
+#include "sim/app/max_wall_flag.h"
 #include "sim/app/measured/measured_data_error.h"
 #include "sim/app/progress.h"
 #include "sim/app/sweep/sweep_runner.h"
@@ -116,7 +117,9 @@ int command_calibrate(const Args& args) {
        "of a card with the same compute units)")
       ("system", po::value<std::string>(&system), "the system to calibrate: a name (h200-2) or a system file (required)")
       ("out", po::value<std::string>(&out), "write the calibrated system file here (atomically)")
-      ("jobs,j", po::value<unsigned>(), "Tessera runs at once while refining (default: the hardware threads)")
+      ("jobs,j", po::value<Count<unsigned>>(), "Tessera runs at once while refining (default: the hardware threads)")
+      ("max-wall", po::value<std::string>(), "fail when one of Tessera's runs is still going after this much wall-clock "
+                                             "time, e.g. 30s (units ps, ns, us, ms, s)")
       ("no-refine", "write the direct least-squares values, without refining them on Tessera's own predictions")
       ("quiet", "no progress line on stderr");
   const auto parsed = parse_command_line(args, opts);
@@ -125,10 +128,12 @@ int command_calibrate(const Args& args) {
   if (measured_dirs.empty() || measured_dirs.front().empty()) throw UsageError("calibrate: --measured DIR is required");
   const std::string measured_dir = fmt::format("{}", fmt::join(measured_dirs, ", "));
   if (system.empty()) throw UsageError("calibrate: --system SYSTEM is required");
-  if (vm.count("jobs") && vm["jobs"].as<unsigned>() == 0) throw UsageError("--jobs must be at least 1");
+  if (vm.count("jobs") && vm["jobs"].as<Count<unsigned>>().value == 0) throw UsageError("--jobs must be at least 1");
+  if (vm.count("out")) sim::io::check_output_file(out, "--out");
   RefineOptions options;
   options.enabled = vm.count("no-refine") == 0;
-  options.jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>() : sweep::hardware_jobs();
+  if (vm.count("max-wall")) options.max_wall = parse_max_wall(vm["max-wall"].as<std::string>());
+  options.jobs = vm.count("jobs") ? vm["jobs"].as<Count<unsigned>>().value : sweep::hardware_jobs();
 
   measured::MeasuredSet set = measured::read_measured_folder(measured_dirs.front());
   for (std::size_t i = 1; i < measured_dirs.size(); ++i) {

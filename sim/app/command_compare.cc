@@ -93,6 +93,7 @@ int command_compare(const Args& args) {
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
   if (configs.size() != 2) throw UsageError("compare: expected two run configs (tessera compare A.yaml B.yaml)");
+  if (vm.count("out")) sim::io::check_output_folder(out_dir, "--out");
 
   // Both configs are checked before either runs; the two runs share nothing, so they run at once.
   const run::RunSpec spec_a = run::load_run_spec(configs[0], sets);

@@ -5,6 +5,8 @@
 // configs run, under which labels); the plan is executed (each run, then its ablated re-runs,
 // then the sampled systems of --uncertainty); the results are rendered (terminal text or JSON,
 // and the files of --out).
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -21,6 +23,7 @@
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
+#include "sim/app/interrupt.h"
 #include "sim/app/max_wall_flag.h"
 #include "sim/app/progress.h"
 #include "sim/app/report/report_html.h"
@@ -34,6 +37,7 @@
 #include "sim/app/uncertainty/makespan_spread.h"
 #include "sim/app/uncertainty/parameter_sampling.h"
 #include "sim/app/usage_error.h"
+#include "sim/io/output_file.h"
 #include "workloads/trace/trace_file.h"
 #include "workloads/workload_kinds.h"
 
@@ -81,6 +85,17 @@ struct Outcome {
 // Runs side by side in the embedded default: the three forms of ag_gemm.
 constexpr std::array<const char*, 3> kDefaultVariants{"bsp", "pull", "push"};
 
+// The names a run writes into --out DIR: a previous run's files among them are replaced as a
+// whole by the next run's (write_outputs), whatever its labels.
+bool is_run_output(const std::string& name) {
+  if (name == "summary.json" || name == "taxes.csv" || name == "report.html") return true;
+  for (const char* prefix : {"timeline", "stats"}) {
+    const std::string p(prefix);
+    if (name == p + ".json" || (name.starts_with(p + "-") && name.ends_with(".json"))) return true;
+  }
+  return false;
+}
+
 // nullopt when --help was asked for (and printed).
 std::optional<RunRequest> parse_request(const Args& args) {
   po::options_description opts(
@@ -97,18 +112,18 @@ std::optional<RunRequest> parse_request(const Args& args) {
       ("json", "print one JSON object on stdout instead of the table")
       ("ablate", po::value<std::vector<std::string>>(&ablate)->composing(),
        "re-run with launch, locality or sync idealised and report the difference (repeatable)")
-      ("seed", po::value<std::uint64_t>(), "seed of every random draw (overrides the config's seed)")
-      ("max-events", po::value<std::uint64_t>(), "stop after this many events; the result is marked incomplete")
+      ("seed", po::value<Count<std::uint64_t>>(), "seed of every random draw (overrides the config's seed)")
+      ("max-events", po::value<Count<std::uint64_t>>(), "stop after this many events; the result is marked incomplete")
       ("max-wall", po::value<std::string>(), "stop each run after this much wall-clock time, e.g. 30s or \"1.5 s\" "
                                              "(units ps, ns, us, ms, s); the result is marked incomplete")
       ("dump-trace", po::value<std::string>(), "also write the workload's tile-level trace to FILE (.jsonl text, .tsrt binary)")
       ("variants", po::value<std::string>(),
        "run these variants of the workload side by side: a comma-separated list (bsp,pull) or all (every variant "
        "its kind has; attention's are its mappings)")
-      ("uncertainty", po::value<std::size_t>(),
+      ("uncertainty", po::value<Count<std::size_t>>(),
        "also run N systems with each parameter of the system file's uncertainty: ranges drawn uniformly (seeded by "
        "--seed) and report each variant's makespan interval and how often it is fastest")
-      ("jobs,j", po::value<unsigned>(), "sampled runs of --uncertainty at once (default: the hardware threads)")
+      ("jobs,j", po::value<Count<unsigned>>(), "sampled runs of --uncertainty at once (default: the hardware threads)")
       ("quiet", "no progress line on stderr")
       ("config", po::value<std::string>(), "the run config (also the first positional argument)");
   po::positional_options_description pos;
@@ -117,8 +132,10 @@ std::optional<RunRequest> parse_request(const Args& args) {
   if (!parsed) return std::nullopt;
   const po::variables_map& vm = *parsed;
   // Flags are config overrides with the same checks (and the flag named in errors).
-  if (vm.count("seed")) request.sets.push_back(fmt::format("seed={}", vm["seed"].as<std::uint64_t>()));
-  if (vm.count("max-events")) request.sets.push_back(fmt::format("max_events={}", vm["max-events"].as<std::uint64_t>()));
+  if (vm.count("out")) sim::io::check_output_folder(request.out_dir, "--out", is_run_output);  // refuses '' too
+  if (vm.count("dump-trace")) sim::io::check_output_file(vm["dump-trace"].as<std::string>(), "--dump-trace");
+  if (vm.count("seed")) request.sets.push_back(fmt::format("seed={}", vm["seed"].as<Count<std::uint64_t>>().value));
+  if (vm.count("max-events")) request.sets.push_back(fmt::format("max_events={}", vm["max-events"].as<Count<std::uint64_t>>().value));
   if (vm.count("max-wall")) request.max_wall = parse_max_wall(vm["max-wall"].as<std::string>());
   if (vm.count("config")) request.config = vm["config"].as<std::string>();
   if (vm.count("dump-trace")) request.dump_trace = vm["dump-trace"].as<std::string>();
@@ -135,12 +152,12 @@ std::optional<RunRequest> parse_request(const Args& args) {
   for (const std::string& a : ablate) request.ablations.push_back(ablation_of(a));
   if (vm.count("variants")) request.variants = vm["variants"].as<std::string>();
   if (vm.count("uncertainty")) {
-    request.uncertainty_samples = vm["uncertainty"].as<std::size_t>();
+    request.uncertainty_samples = vm["uncertainty"].as<Count<std::size_t>>().value;
     if (request.uncertainty_samples == 0) throw UsageError("--uncertainty must be at least 1 (samples)");
   }
   request.jobs = sweep::hardware_jobs();
   if (vm.count("jobs")) {
-    request.jobs = vm["jobs"].as<unsigned>();
+    request.jobs = vm["jobs"].as<Count<unsigned>>().value;
     if (request.jobs == 0) throw UsageError("--jobs must be at least 1");
   }
   return request;
@@ -226,6 +243,7 @@ run::RunOutcome run_config(const RunRequest& request, const std::vector<std::str
     spec.options.skip_host_delays = ablation->skip_host_delays;
   }
   spec.options.max_wall = request.max_wall;
+  spec.options.stop_requested = &interrupt_flag();
   run::RunOutcome outcome = run::run_workload(spec, activity);
   if (const auto stopped = run::stop_message(outcome.result, spec.options)) {
     write_stderr(fmt::format("tessera run{}: {}\n", label.empty() ? "" : " [" + label + "]", *stopped));
@@ -311,6 +329,7 @@ uncertainty::MakespanSpread run_samples(const RunRequest& request, const std::ve
       for (std::string& o : uncertainty::sample_overrides(ranges, seed, s)) sets.push_back(std::move(o));
       run::RunSpec spec = run::load_run_spec(request.config, sets);
       spec.options.max_wall = request.max_wall;
+      spec.options.stop_requested = &interrupt_flag();
       const run::RunResult r = run::run_workload(spec, workloads::replay::ActivityDetail::kNone).result;
       makespans_ns[s][v] = r.makespan_ns();
       incomplete[i] = r.result.complete ? 0 : 1;
@@ -358,23 +377,28 @@ nlohmann::json summary_json(const Outcome& outcome) {
   return j;
 }
 
-// The files of --out DIR, each written atomically: summary.json (one run: its summary; several:
-// {"runs": [...]}), taxes.csv and report.html over every run, and each run's timeline.json and
-// stats.json, every statistic the models registered (several runs: timeline-LABEL.json, ...).
+// The files of --out DIR: summary.json (one run: its summary; several: {"runs": [...]}),
+// taxes.csv and report.html over every run, and each run's timeline.json and stats.json, every
+// statistic the models registered (several runs: timeline-LABEL.json, ...). They are written
+// into a hidden folder in DIR, then replace the previous run's files at once
+// (sim::io::publish_staged_files): DIR holds one run's files, never a mix of two.
 void write_outputs(const std::filesystem::path& dir, const Outcome& outcome, workloads::replay::ActivityDetail timeline) {
   const std::vector<Run>& runs = outcome.runs;
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path staging = dir / fmt::format(".tessera-run-{}", ::getpid());
+  std::filesystem::remove_all(staging);
+  std::filesystem::create_directories(staging);
   for (const Run& r : runs) {
     const std::string suffix = runs.size() == 1 ? ".json" : "-" + r.label + ".json";
     if (timeline != workloads::replay::ActivityDetail::kNone) {
-      write_file_atomically(dir / ("timeline" + suffix), report::timeline_json(r.outcome.result, r.outcome.activity, timeline));
+      write_file_atomically(staging / ("timeline" + suffix), report::timeline_json(r.outcome.result, r.outcome.activity, timeline));
     }
-    write_file_atomically(dir / ("stats" + suffix), sim::stats::to_json(r.outcome.result.result.statistics).dump(2) + "\n");
+    write_file_atomically(staging / ("stats" + suffix), sim::stats::to_json(r.outcome.result.result.statistics).dump(2) + "\n");
   }
   const std::vector<report::LabeledRun> all = labeled(runs);
-  write_file_atomically(dir / "taxes.csv", report::taxes_csv(all));
-  write_file_atomically(dir / "report.html", report::report_html(all));
-  write_file_atomically(dir / "summary.json", summary_json(outcome).dump(2) + "\n");
+  write_file_atomically(staging / "taxes.csv", report::taxes_csv(all));
+  write_file_atomically(staging / "report.html", report::report_html(all));
+  write_file_atomically(staging / "summary.json", summary_json(outcome).dump(2) + "\n");
+  sim::io::publish_staged_files(staging, dir, is_run_output);
 }
 
 void render(const RunRequest& request, const Outcome& outcome) {
@@ -409,8 +433,16 @@ int command_run(const Args& args) {
   const std::optional<RunRequest> request = parse_request(args);
   if (!request) return kExitOk;
   const std::vector<PlannedRun> plans = plan_runs(*request);
+  // From here on SIGINT/SIGTERM stop the run cleanly: its engine sees the flag, and nothing is
+  // written (a result cut short is not one).
+  const InterruptScope interrupt_scope;
   Outcome outcome{execute(*request, plans), std::nullopt};
-  if (request->uncertainty_samples > 0) outcome.spread = run_samples(*request, plans, outcome.runs);
+  if (request->uncertainty_samples > 0 && !interrupt_requested()) outcome.spread = run_samples(*request, plans, outcome.runs);
+  if (interrupt_requested()) {
+    write_stderr(fmt::format("tessera run: interrupted; nothing written{}\n",
+                             request->out_dir.empty() ? "" : fmt::format(" ({} is as it was)", request->out_dir)));
+    return kExitInterrupted;
+  }
   render(*request, outcome);
   return kExitOk;
 }

@@ -291,7 +291,7 @@ std::optional<SweepRequest> parse_request(const Args& args) {
       "cleanly: finished points are kept and tabulated, exit code 130; --resume then finishes the study.\n\nOptions");
   SweepRequest request;
   opts.add_options()("help,h", "show this help")
-      ("jobs,j", po::value<unsigned>(), "points run at once on this machine (default: its hardware threads, shared "
+      ("jobs,j", po::value<Count<unsigned>>(), "points run at once on this machine (default: its hardware threads, shared "
                                         "between the MPI ranks on it)")
       ("out", po::value<std::string>(), "output folder (default: ./STUDY.sweep, STUDY the study file's name)")
       ("resume", "keep the points whose points/NNNN.json exists for the same config; run only the others")
@@ -302,7 +302,7 @@ std::optional<SweepRequest> parse_request(const Args& args) {
       ("max-wall", po::value<std::string>(), "stop any point still running after this much wall-clock time, e.g. "
                                              "600s (units ps, ns, us, ms, s); that point fails")
       ("dry-run", "check every point's config and list the points; run nothing")
-      ("uncertainty", po::value<std::size_t>(),
+      ("uncertainty", po::value<Count<std::size_t>>(),
        "also run each point on N systems with the system file's uncertainty: ranges drawn (as tessera run "
        "--uncertainty draws them); results.csv gains each point's makespan quantiles and, where the study sweeps "
        "the variant, how often the point was the fastest of its variants")
@@ -314,16 +314,16 @@ std::optional<SweepRequest> parse_request(const Args& args) {
   if (!parsed) return std::nullopt;
   const po::variables_map& vm = *parsed;
   if (!vm.count("study")) throw UsageError("sweep: missing the study file (tessera sweep STUDY.yaml)");
-  if (vm.count("jobs") && vm["jobs"].as<unsigned>() == 0) throw UsageError("--jobs must be at least 1");
+  if (vm.count("jobs") && vm["jobs"].as<Count<unsigned>>().value == 0) throw UsageError("--jobs must be at least 1");
   request.study_name = vm["study"].as<std::string>();
-  if (vm.count("jobs")) request.jobs = vm["jobs"].as<unsigned>();
+  if (vm.count("jobs")) request.jobs = vm["jobs"].as<Count<unsigned>>().value;
   if (vm.count("out")) request.out_dir = vm["out"].as<std::string>();
   request.resume = vm.count("resume") > 0;
   if (vm.count("points")) request.points = vm["points"].as<std::string>();
   if (vm.count("max-wall")) request.max_wall = parse_max_wall(vm["max-wall"].as<std::string>());
   request.dry_run = vm.count("dry-run") > 0;
   if (vm.count("uncertainty")) {
-    request.uncertainty = vm["uncertainty"].as<std::size_t>();
+    request.uncertainty = vm["uncertainty"].as<Count<std::size_t>>().value;
     if (request.uncertainty == 0) throw UsageError("--uncertainty must be at least 1 (samples)");
   }
   request.quiet = vm.count("quiet") > 0;
@@ -406,6 +406,7 @@ int command_sweep(const Args& args) {
     return kExitOk;
   }
   const fs::path out_dir = request->out_dir ? fs::path(*request->out_dir) : fs::path(s.study.name + ".sweep");
+  sim::io::check_output_folder(out_dir, "--out");  // before any point runs, not after the last
   const unsigned jobs = request->jobs.value_or(std::max(1u, hardware_jobs() / static_cast<unsigned>(mpi.local_size())));
   // The limits each point runs under: neither enters the config hash (run_spec.h).
   for (PreparedPoint& point : s.configs) {

@@ -13,6 +13,7 @@
 
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
+#include "sim/io/output_file.h"
 #include "sim/app/exit_codes.h"
 #include "sim/app/text_table.h"
 #include "sim/app/usage_error.h"
@@ -103,13 +104,21 @@ Walk walk(const wt::Trace& t, const std::string& file) {
   for (const wt::Program& p : t.programs) compiled.emplace_back(p);
   for (const wt::Kernel& k : t.kernels) {
     for (std::uint64_t wg = 0; wg < k.grid; ++wg) {
-      wt::Cursor cursor(compiled[k.program], k, wg, t.ranks);
+      const auto located = [&](const std::out_of_range& e) {
+        return wt::TraceError::in_file(file, fmt::format("kernel '{}' workgroup {}: {}", k.name, wg, e.what()));
+      };
+      wt::Cursor cursor;
+      try {
+        cursor = wt::Cursor(compiled[k.program], k, wg, t.ranks);
+      } catch (const std::out_of_range& e) {
+        throw located(e);
+      }
       wt::Op op;
       for (;;) {
         try {
           if (!cursor.next(op)) break;
         } catch (const std::out_of_range& e) {
-          throw wt::TraceError::in_file(file, fmt::format("kernel '{}' workgroup {}: {}", k.name, wg, e.what()));
+          throw located(e);
         }
         if (++w.ops > kWalkStepLimit) {
           w.skipped = fmt::format("stopped after {} million operations (loop counts given by expressions)", kWalkStepLimit / 1'000'000);
@@ -322,6 +331,7 @@ int trace_convert(const Args& args) {
   const std::string in = vm["in"].as<std::string>();
   const std::string out = vm["out"].as<std::string>();
   const wt::TraceForm form = wt::form_of_path(out);  // before reading: a bad name fails at once
+  sim::io::check_output_file(out, "trace convert OUT");
   const wt::Trace trace = wt::load_trace(in);
   wt::save_trace(trace, out, form);
   std::cout << fmt::format("wrote {} ({} form)\n", out, form == wt::TraceForm::kBinary ? "binary" : "text");

@@ -3,6 +3,7 @@
 // Runs Tessera on every measured pattern case and compares its prediction with the measurement
 // (docs/validation.md, "Validation"); the collective library's results (nccl_*) are predicted with
 // Tessera's model of the library and reported apart (validation/collective_cases.h).
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
+#include "sim/app/max_wall_flag.h"
 #include "sim/app/measured/measured_data_error.h"
 #include "sim/app/progress.h"
 #include "sim/app/run/run_config_loader.h"
@@ -57,19 +59,24 @@ int command_validate(const Args& args) {
       ("out", po::value<std::string>(&out), "write report.md, validation.json and report.html into this folder")
       ("max-mape", po::value<double>(), "exit 1 when the pattern cases' MAPE exceeds this many percent (for CI); the collectives are not judged")
       ("max-collectives-mape", po::value<double>(), "exit 1 when the collective cases' MAPE from 64 KiB exceeds this many percent (for CI)")
-      ("jobs,j", po::value<unsigned>(), "cases run at once (default: the hardware threads)")
+      ("jobs,j", po::value<Count<unsigned>>(), "cases run at once (default: the hardware threads)")
+      ("max-wall", po::value<std::string>(), "stop any case still running after this much wall-clock time, e.g. 30s "
+                                             "(units ps, ns, us, ms, s); the case is reported as failed")
       ("quiet", "no progress line on stderr");
   const auto parsed = parse_command_line(args, opts);
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
   if (measured_dir.empty()) throw UsageError("validate: --measured DIR is required");
   if (system.empty()) throw UsageError("validate: --system SYSTEM is required");
-  if (vm.count("jobs") && vm["jobs"].as<unsigned>() == 0) throw UsageError("--jobs must be at least 1");
+  if (vm.count("jobs") && vm["jobs"].as<Count<unsigned>>().value == 0) throw UsageError("--jobs must be at least 1");
   if (vm.count("max-mape") && !(vm["max-mape"].as<double>() >= 0)) throw UsageError("--max-mape must be a percentage of 0 or more");
   if (vm.count("max-collectives-mape") && !(vm["max-collectives-mape"].as<double>() >= 0)) {
     throw UsageError("--max-collectives-mape must be a percentage of 0 or more");
   }
-  const unsigned jobs = vm.count("jobs") ? vm["jobs"].as<unsigned>() : sweep::hardware_jobs();
+  const unsigned jobs = vm.count("jobs") ? vm["jobs"].as<Count<unsigned>>().value : sweep::hardware_jobs();
+  if (vm.count("out")) sim::io::check_output_folder(out, "--out");
+  const std::optional<std::chrono::nanoseconds> max_wall =
+      vm.count("max-wall") ? std::optional(parse_max_wall(vm["max-wall"].as<std::string>())) : std::nullopt;
 
   // Everything is read and checked before anything runs: a bad file or workload map is exit 2.
   const measured::MeasuredSet set = measured::read_measured_folder(measured_dir);
@@ -91,6 +98,8 @@ int command_validate(const Args& args) {
                                                                     "nccl_*) to validate on this system ({} microbenchmark result(s), {})",
                                                                     report.microbenchmark_results, measured::describe_skipped(report.skipped)));
   }
+  for (run::RunSpec& spec : prepared.runs) spec.options.max_wall = max_wall;
+  for (run::RunSpec& spec : collectives.runs) spec.options.max_wall = max_wall;
   ProgressLine progress(ProgressStyle::kBar, "cases", prepared.cases.size() + collectives.cases.size(),
                         progress_wanted(vm.count("quiet") > 0));
   predict_cases(prepared, jobs, [&](bool failed) { progress.advance(failed); });

@@ -16,6 +16,8 @@
 #include "sim/app/run/version.h"
 #include "sim/config/config_error.h"
 #include "sim/config/suggest.h"
+#include "sim/core/tick.h"
+#include "sim/io/output_file.h"
 #include "workloads/replay/replay_error.h"
 #include "workloads/trace/trace_error.h"
 
@@ -100,6 +102,12 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   } catch (const tessera::workloads::replay::ReplayError& e) {
     std::cerr << "error: the trace cannot run on this system: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const tessera::sim::io::OutputPathError& e) {
+    std::cerr << "tessera " << all[0] << ": " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const tessera::sim::TimeRangeError& e) {
+    std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const std::invalid_argument& e) {
     // Generators refuse impossible parameter combinations this way, naming the key.

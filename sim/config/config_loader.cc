@@ -94,12 +94,20 @@ class ConfigLoader::Session {
       for (const std::string& f : stack_) chain += f + " -> ";
       throw ConfigError(ref, fmt::format("include cycle: {}{}", chain, file->name));
     }
+    // A file named again (from anywhere) is expanded once: includes that fan out (each file
+    // including the next twice) cost one expansion per file, not 2^depth.
+    const std::string key = file->name + '\n' + root_path;
+    if (const auto it = expanded_.find(key); it != expanded_.end()) return it->second;
+    if (expanded_.size() >= kMaxConfigFiles) {
+      throw ConfigError(ref, fmt::format("more than {} files included in one config", kMaxConfigFiles));
+    }
     ConfigNode tree = load(*file, root_path);
     if (tree.is_null()) {
       tree = ConfigNode::make_map(SourceLocation{file->name, 1, 1});
       tree.set_path(root_path);
     }
     if (!tree.is_map()) throw ConfigError(tree, fmt::format("{} must contain a map, not {}", file->name, tree.kind_name()));
+    expanded_.emplace(key, tree);
     return tree;
   }
 
@@ -120,6 +128,7 @@ class ConfigLoader::Session {
   const FileResolver& resolver_;
   std::vector<std::string> stack_;
   std::map<std::string, SourceFile> files_;
+  std::map<std::string, ConfigNode> expanded_;  // by file name and root path
 };
 
 namespace {

@@ -4,6 +4,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/config/config_error.h"
+#include "sim/io/whole_file.h"
+
 namespace tessera::sim::config {
 namespace fs = std::filesystem;
 
@@ -77,12 +80,16 @@ std::optional<SourceFile> FileResolver::open(const Candidate& candidate) const {
     return std::nullopt;
   }
   std::error_code ec;
-  if (!fs::is_regular_file(candidate.path, ec)) return std::nullopt;
-  std::ifstream in(candidate.path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return SourceFile{candidate.path, text.str(), false, fs::path(candidate.path).parent_path().string()};
+  if (!fs::exists(candidate.path, ec)) return std::nullopt;
+  if (fs::is_directory(candidate.path, ec)) return std::nullopt;
+  try {
+    std::string text = io::read_whole_file(candidate.path, kMaxConfigFileBytes);
+    return SourceFile{candidate.path, std::move(text), false, fs::path(candidate.path).parent_path().string()};
+  } catch (const io::FileReadError& e) {
+    // Found but not readable as a config (too large, a FIFO or device, a read error): say so,
+    // rather than "cannot find" or an empty file.
+    throw ConfigError(SourceLocation{candidate.path, 0, 0}, "", e.reason());
+  }
 }
 
 std::optional<SourceFile> FileResolver::find(std::string_view name, const SourceFile* from) const {

@@ -1,6 +1,8 @@
 #pragma once
 // Finds the config files that other config files name (base:, include:, system:), in the
 // files compiled into the program and on disk.
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -11,6 +13,11 @@
 #include "sim/config/embedded_files.h"
 
 namespace tessera::sim::config {
+
+// Config files: far beyond any hand-written or generated system or study (docs/robustness.md, "Limits").
+inline constexpr std::uint64_t kMaxConfigFileBytes = std::uint64_t{16} << 20;
+// Files one config may include (base:, include:, system:), each counted once.
+inline constexpr std::size_t kMaxConfigFiles = 1000;
 
 // A config file's text and where it came from (to resolve names written inside it).
 struct SourceFile {

@@ -47,12 +47,20 @@ std::string step_path(std::string_view parent, const PathStep& step) {
 
 Override parse_override(std::string_view text) {
   Override out;
-  out.flag = fmt::format("--set {}", text);
+  // The flag is every message's location: a long one is shortened there (the value stays whole).
+  constexpr std::size_t kShownFlagBytes = 160;
+  out.flag = text.size() <= kShownFlagBytes ? fmt::format("--set {}", text)
+                                             : fmt::format("--set {}...", text.substr(0, kShownFlagBytes));
   const SourceLocation where{out.flag, 0, 0};
   const std::size_t eq = text.find('=');
   if (eq == std::string_view::npos) throw ConfigError(where, "", "expected --set key.path=value");
   const std::string_view key_text = text.substr(0, eq);
   if (key_text.empty()) throw ConfigError(where, "", "expected --set key.path=value (the key is empty)");
+  // Every step of a path makes a node that holds the whole path so far: bounded here, before
+  // a 100 KB key could ask for gigabytes. The deepest key of any config is a few steps.
+  if (key_text.size() > kMaxKeyPathBytes) {
+    throw ConfigError(where, "", fmt::format("the key path is {} bytes long; at most {}", key_text.size(), kMaxKeyPathBytes));
+  }
   out.key_path = std::string(key_text);
   out.steps = parse_path(key_text, where);
   out.value = parse_yaml_at(text.substr(eq + 1), where);

@@ -28,6 +28,9 @@ struct Override {
   bool selects_system() const { return steps.size() == 1 && !steps[0].is_index && steps[0].key == "system"; }
 };
 
+// The longest key path a --set may name (docs/robustness.md, "Limits").
+inline constexpr std::size_t kMaxKeyPathBytes = 512;
+
 // Parses "key.path=value" (the argument of --set). Malformed flags are ConfigErrors.
 Override parse_override(std::string_view text);
 std::vector<Override> parse_overrides(std::span<const std::string> texts);

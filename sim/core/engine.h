@@ -19,6 +19,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "sim/core/event_id.h"
@@ -60,13 +61,14 @@ class BasicEngine {
 
   // Schedules `handler(payload)` at now() + delay.
   EventId schedule(Tick delay, Handler handler, Payload payload = {}, Priority priority = kDefaultPriority) {
-    if (delay > kMaxTick - now_) throw std::overflow_error("event scheduled beyond the end of simulated time");
+    if (delay > kEndOfTimePs - now_) throw_past_end(delay);
     return schedule_at(now_ + delay, handler, payload, priority);
   }
 
   // Schedules at an absolute time, which must not lie in the past.
   EventId schedule_at(Tick when, Handler handler, Payload payload = {}, Priority priority = kDefaultPriority) {
     if (when < now_) throw std::logic_error("event scheduled in the past");
+    if (when > kEndOfTimePs) throw_past_end(when - now_);
     assert(handler);
     const std::uint32_t slot = take_slot();
     Slot& record = slots_[slot];
@@ -147,6 +149,11 @@ class BasicEngine {
   }
 
  private:
+  // Cold: only a run that has left any real system's time scale gets here.
+  [[noreturn]] __attribute__((noinline, cold)) void throw_past_end(Tick delay) const {
+    throw TimeRangeError("an event " + std::to_string(delay) + " ps after " + std::to_string(now_) +
+                         " ps would fall past the end of simulated time");
+  }
   // The deadline or the stop flag, when either says stop (checked every kWallCheckInterval events).
   static std::optional<StopReason> wall_stop(const StopConditions& stop) {
     if (stop.stop_requested != nullptr && stop.stop_requested->load(std::memory_order_relaxed)) {

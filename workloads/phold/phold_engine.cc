@@ -5,9 +5,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "workloads/phold/phold_rng.h"
 #include "sim/core/engine.h"
 #include "sim/core/radix_heap.h"
+#include "workloads/workload_limits.h"
 
 namespace tessera::workloads::phold {
 namespace {
@@ -60,6 +63,22 @@ void validate(const PholdParams& p) {
   if (static_cast<std::uint64_t>(p.num_lps) * p.events_per_lp > sim::kMaxPendingEvents) {
     throw std::invalid_argument("--lps x --events-per-lp must stay at or below 2^24 pending events (the engine's limit)");
   }
+  if (const auto problem = advance_problem(p)) throw std::invalid_argument(*problem);
+}
+
+std::optional<std::string> advance_problem(const PholdParams& p) {
+  const double step_ps = static_cast<double>(p.min_delay_ps) + static_cast<double>(p.mean_extra_delay_ps);
+  if (step_ps == 0) {
+    return std::string("min_delay and mean_extra_delay are both 0: no event moves simulated time forward, so "
+                       "end_time is never reached");
+  }
+  const double events = static_cast<double>(p.num_lps) * p.events_per_lp * (static_cast<double>(p.end_time_ps) / step_ps);
+  if (events > static_cast<double>(kMaxOperations)) {
+    return fmt::format("about {:.3g} events before end_time (pending events x end_time / (min_delay + "
+                       "mean_extra_delay)); at most {:.0e}, more than a day of simulation",
+                       events, static_cast<double>(kMaxOperations));
+  }
+  return std::nullopt;
 }
 
 namespace {

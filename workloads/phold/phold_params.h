@@ -4,6 +4,8 @@
 // uniformly random process with probability `remote_frac`, otherwise back to the same process,
 // with delay = 1 ns + an exponential draw with mean 9 ns.
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "sim/core/run_result.h"
 #include "sim/core/tick.h"
@@ -32,5 +34,10 @@ struct PholdResult {
 
 // Throws std::invalid_argument for parameters outside their domain.
 void validate(const PholdParams& params);
+
+// Why the run could not reach end_time in a day of simulation, or nullopt: delays of 0 (time
+// never advances), or about more than 10^11 events before end_time (each pending event moves
+// about min_delay + mean_extra_delay per step).
+std::optional<std::string> advance_problem(const PholdParams& params);
 
 }  // namespace tessera::workloads::phold

@@ -25,7 +25,7 @@ const sim::config::Schema<PholdParams>& phold_schema() {
               return fmt::format("lps x events_per_lp is {}; the engine holds at most 2^24 ({}) pending events",
                                  std::uint64_t{p.num_lps} * p.events_per_lp, sim::kMaxPendingEvents);
             }
-            return std::nullopt;
+            return advance_problem(p);
           });
   return s;
 }

@@ -52,7 +52,10 @@ void HostProgram::run() {
         ++pc_;
         if (options_.dataflow) break;
         ledger_.host_blocked(rank_, true);
-        if (barrier_.arrive(this)) return;
+        if (barrier_.arrive(this)) {
+          at_barrier_ = true;
+          return;
+        }
         ledger_.host_blocked(rank_, false);
         break;
       case trace::HostOp::kDelay:

@@ -35,10 +35,12 @@ class HostProgram {
               RankBarrier& barrier, TaxLedger& ledger, sim::Engine& engine, HostOptions options = {});
 
   void start() { run(); }
-  bool finished() const { return pc_ == commands_.size(); }
+  bool finished() const { return pc_ == commands_.size() && !at_barrier_; }
   // The command it is blocked on, for the deadlock report.
-  std::size_t position() const { return pc_; }
+  std::size_t position() const { return at_barrier_ ? pc_ - 1 : pc_; }
+  bool at_rank_barrier() const { return at_barrier_; }
   void resume() {
+    at_barrier_ = false;
     ledger_.host_blocked(rank_, false);
     run();
   }
@@ -64,6 +66,7 @@ class HostProgram {
   std::uint64_t outstanding_ = 0;
   std::uint64_t launched_ = 0;  // kernels launched so far
   bool waiting_sync_ = false;
+  bool at_barrier_ = false;  // arrived at a rank_barrier the other ranks have not all reached
 };
 
 // The rank barrier of the hosts: resumes every host when the last one arrives.

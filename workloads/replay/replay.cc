@@ -70,10 +70,9 @@ std::string deadlock_report(const trace::Trace& trace, Machine& machine, const B
     }
   }
   for (std::uint32_t r = 0; r < hosts.size(); ++r) {
-    if (!hosts[r]->finished()) out += fmt::format("\n  rank {} host stopped at command {}", r, hosts[r]->position());
-  }
-  for (std::size_t k = 0; k < trace.kernels.size(); ++k) {
-    (void)k;
+    if (hosts[r]->finished()) continue;
+    out += fmt::format("\n  rank {} host stopped at command {}{}", r, hosts[r]->position(),
+                       hosts[r]->at_rank_barrier() ? " (a rank_barrier that not every rank reaches)" : "");
   }
   return out;
 }

@@ -58,6 +58,12 @@ std::optional<std::string> limits_problem(const trace::Trace& t, const models::S
       return fmt::format("kernel '{}' on rank {} has {} workgroups; at most {} per kernel", kernel.name, kernel.rank,
                          kernel.grid, kMaxWorkgroupsPerKernel);
     }
+    const std::uint32_t cus_per_die = system.gpu.compute.compute_units_per_die;
+    if (kernel.cu_count > 0 && std::uint64_t{kernel.cu_first} + kernel.cu_count > cus_per_die) {
+      return fmt::format("kernel '{}' on rank {} asks for CUs [{}, {}) of each die; a {} has {} per die", kernel.name,
+                         kernel.rank, kernel.cu_first, std::uint64_t{kernel.cu_first} + kernel.cu_count,
+                         system.gpu.model, cus_per_die);
+    }
     workgroups = saturating_add(workgroups, kernel.grid);
     const WorkBound bound = kernel_work_bound(t, k);
     total.operations = saturating_add(total.operations, bound.operations);

@@ -34,7 +34,12 @@ TraceKernel::TraceKernel(ReplayContext& context, std::uint32_t kernel_index, con
 void TraceKernel::start(models::compute::WorkgroupContext& wg) {
   if (wg.handle() >= live_state_.size()) live_state_.resize(wg.handle() + 1);
   Live& state = live_state_[wg.handle()];
-  state.cursor = trace::Cursor(program_, kernel_, wg.workgroup_id(), context_.trace.ranks);
+  try {
+    state.cursor = trace::Cursor(program_, kernel_, wg.workgroup_id(), context_.trace.ranks);
+  } catch (const std::out_of_range& e) {
+    throw ReplayError(fmt::format("kernel '{}' (rank {}) workgroup {}: {}", kernel_.name, kernel_.rank,
+                                  wg.workgroup_id(), e.what()));
+  }
   state.state = WorkgroupState::kNone;
   state.in_flight = {};
   state.in_flight_total = 0;

@@ -26,11 +26,25 @@ Cursor::Cursor(const CompiledProgram& program, const Kernel& kernel, std::uint64
   vars_[static_cast<int>(Var::kRank)] = kernel.rank;
   vars_[static_cast<int>(Var::kNumRanks)] = ranks;
   for (std::size_t i = 0; i < kernel.args.size(); ++i) {
-    vars_[static_cast<int>(Var::kReg0) + i] = kernel.args[i].eval(vars_);
+    try {
+      vars_[static_cast<int>(Var::kReg0) + i] = kernel.args[i].eval(vars_);
+    } catch (const std::out_of_range& e) {
+      throw std::out_of_range(fmt::format("kernel argument r{}: {}", i, e.what()));
+    }
   }
 }
 
 bool Cursor::next(Op& out) {
+  try {
+    return step(out);
+  } catch (const std::out_of_range& e) {
+    const Instr& in = program_->program->instrs[pc_];
+    throw std::out_of_range(fmt::format("program '{}' instruction {} ({}): {}", program_->program->name, pc_,
+                                        op_name(in.kind), e.what()));
+  }
+}
+
+bool Cursor::step(Op& out) {
   const std::vector<Instr>& instrs = program_->program->instrs;
   while (pc_ < instrs.size()) {
     const Instr& in = instrs[pc_];
@@ -38,8 +52,7 @@ bool Cursor::next(Op& out) {
       case OpKind::kLoop: {
         const std::int64_t count = in.a.eval(vars_);
         if (count < 0) {
-          throw std::out_of_range(fmt::format("program '{}' instruction {}: loop count {} is negative",
-                                              program_->program->name, pc_, count));
+          throw std::out_of_range(fmt::format("loop count {} is negative", count));
         }
         if (count == 0) {
           pc_ = program_->loop_end[pc_] + 1;

@@ -55,13 +55,16 @@ class Cursor {
   // Workgroup `wg` of `kernel` on a trace of `ranks` ranks: registers from the kernel's arguments.
   Cursor(const CompiledProgram& program, const Kernel& kernel, std::uint64_t wg, std::uint32_t ranks);
 
-  // The next operation, or false when the program has ended. Throws std::out_of_range when a
-  // loop count evaluates negative.
+  // The next operation, or false when the program has ended. Throws std::out_of_range, naming
+  // the program and instruction, when a loop count evaluates negative or an expression leaves
+  // the 64-bit range.
   bool next(Op& out);
 
   const VarValues& vars() const { return vars_; }
 
  private:
+  bool step(Op& out);
+
   struct Frame {
     std::uint32_t body = 0;        // first instruction of the body
     std::int64_t remaining = 0;    // iterations left after the current one

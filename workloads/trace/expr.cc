@@ -76,7 +76,9 @@ Expr div(const Expr& single_term, std::uint32_t divisor) {
   Term t = single(single_term, "division");
   if (t.mod != 0) throw std::invalid_argument("division after a modulo: set a register first");
   if (divisor == 0) throw std::invalid_argument("division by zero");
-  return Expr::of(static_cast<Var>(t.var), 1, t.div * divisor, 0);
+  std::uint32_t combined = 0;
+  if (__builtin_mul_overflow(t.div, divisor, &combined)) throw std::out_of_range("division: the divisors multiply beyond 32 bits");
+  return Expr::of(static_cast<Var>(t.var), 1, combined, 0);
 }
 
 Expr mod(const Expr& single_term, std::uint32_t modulus) {
@@ -87,7 +89,9 @@ Expr mod(const Expr& single_term, std::uint32_t modulus) {
 }
 
 Expr operator+(Expr a, const Expr& b) {
-  a.constant += b.constant;
+  if (__builtin_add_overflow(a.constant, b.constant, &a.constant)) {
+    throw std::out_of_range("expression: the constants add up beyond 64 bits");
+  }
   for (int i = 0; i < b.num_terms; ++i) {
     const Term& t = b.terms[i];
     a.add(static_cast<Var>(t.var), t.coef, t.div, t.mod);
@@ -98,12 +102,15 @@ Expr operator+(Expr a, const Expr& b) {
 Expr operator-(Expr a, const Expr& b) { return std::move(a) + b * -1; }
 
 Expr operator*(Expr a, std::int64_t k) {
-  a.constant *= k;
+  const auto overflow = [] { return std::out_of_range("expression: a product leaves the 64-bit range"); };
+  if (__builtin_mul_overflow(a.constant, k, &a.constant)) throw overflow();
   if (k == 0) {
     a.num_terms = 0;
     return a;
   }
-  for (int i = 0; i < a.num_terms; ++i) a.terms[i].coef *= k;
+  for (int i = 0; i < a.num_terms; ++i) {
+    if (__builtin_mul_overflow(a.terms[i].coef, k, &a.terms[i].coef)) throw overflow();
+  }
   return a;
 }
 
@@ -275,5 +282,15 @@ class Parser {
 }  // namespace
 
 std::optional<Expr> parse_expr(std::string_view text, std::string* error) { return Parser(text).parse(error); }
+
+void Expr::throw_out_of_range(const VarValues& vars) const {
+  std::string values;
+  for (int i = 0; i < num_terms; ++i) {
+    const std::string_view name = var_name(terms[i].var);
+    if (values.find(fmt::format("{} = ", name)) != std::string::npos) continue;
+    values += fmt::format("{}{} = {}", values.empty() ? "" : ", ", name, vars[terms[i].var]);
+  }
+  throw std::out_of_range(fmt::format("{} leaves the 64-bit integer range (with {})", to_string(*this), values));
+}
 
 }  // namespace tessera::workloads::trace

@@ -51,15 +51,26 @@ struct Expr {
   Expr(std::int64_t c) : constant(c) {}  // NOLINT: a constant is an expression
   static Expr of(Var v, std::int64_t coef = 1, std::uint32_t div = 1, std::uint32_t mod = 0);
 
-  std::int64_t eval(const VarValues& vars) const {
+  // The value, or false when it leaves the 64-bit signed range on the way (a product or a
+  // sum): a wrapped offset could land inside a buffer and pass its bounds check, so no value
+  // from a trace is ever wrapped (docs/robustness.md, "Arithmetic").
+  bool try_eval(const VarValues& vars, std::int64_t& out) const {
     std::int64_t v = constant;
     for (int i = 0; i < num_terms; ++i) {
       const Term& t = terms[i];
       std::int64_t x = vars[t.var];
-      if (t.div != 1) x /= t.div;
-      if (t.mod != 0) x %= t.mod;
-      v += t.coef * x;
+      if (t.div != 1) x /= static_cast<std::int64_t>(t.div);
+      if (t.mod != 0) x %= static_cast<std::int64_t>(t.mod);
+      std::int64_t product = 0;
+      if (__builtin_mul_overflow(t.coef, x, &product) || __builtin_add_overflow(v, product, &v)) return false;
     }
+    out = v;
+    return true;
+  }
+  // The value; throws std::out_of_range naming the expression when it leaves the 64-bit range.
+  std::int64_t eval(const VarValues& vars) const {
+    std::int64_t v = 0;
+    if (!try_eval(vars, v)) throw_out_of_range(vars);
     return v;
   }
   bool is_constant() const { return num_terms == 0; }
@@ -68,6 +79,9 @@ struct Expr {
   Expr& add(Var v, std::int64_t coef = 1, std::uint32_t div = 1, std::uint32_t mod = 0);
 
   friend bool operator==(const Expr& a, const Expr& b);
+
+ private:
+  [[noreturn]] void throw_out_of_range(const VarValues& vars) const;
 };
 
 // Builder sugar: `wg() * 4096 + 64`, `div(wg(), 14) * 262144`, `mod(reg(0), 8)`.

@@ -177,11 +177,23 @@ std::optional<std::string> validate(const Trace& t) {
       ++launched[c.kernel];
     }
   }
+  // A rank_barrier waits for every rank's barrier of the same ordinal: a rank with more of
+  // them than another would wait forever at its extra ones.
+  std::vector<std::size_t> barriers(t.host.size(), 0);
+  for (std::uint32_t r = 0; r < t.host.size(); ++r) {
+    for (const HostCommand& c : t.host[r]) barriers[r] += c.op == HostOp::kRankBarrier ? 1 : 0;
+    if (barriers[r] != barriers[0]) {
+      return fmt::format("rank {} has {} rank_barrier commands and rank 0 has {}: every rank must reach each barrier, "
+                         "or the ranks with more wait forever",
+                         r, barriers[r], barriers[0]);
+    }
+  }
   for (std::size_t k = 0; k < t.kernels.size(); ++k) {
     const Kernel& kn = t.kernels[k];
     if (kn.rank >= t.ranks) return fmt::format("kernel '{}': rank {} of {}", kn.name, kn.rank, t.ranks);
     if (kn.program >= t.programs.size()) return fmt::format("kernel '{}': no such program", kn.name);
     if (kn.grid == 0) return fmt::format("kernel '{}': grid must be at least 1", kn.name);
+    if (kn.stream >= kMaxStreams) return fmt::format("kernel '{}': stream {} (0..{})", kn.name, kn.stream, kMaxStreams - 1);
     if (kn.collective && t.version < kCollectiveKernelVersion) {
       return fmt::format("kernel '{}': collective needs format version {} (the trace is version {})", kn.name,
                          kCollectiveKernelVersion, t.version);

@@ -44,6 +44,10 @@ inline constexpr std::uint32_t kTraceVersion = 6;
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
 // Slots of a workgroup's outstanding non-blocking loads (load_async, wait_load): 0..kNumLoadSlots-1.
 inline constexpr int kNumLoadSlots = 8;
+// Streams of one rank: 0..kMaxStreams-1. The replay keeps a queue per stream up to the highest
+// one used, so an unchecked index would allocate (or index) billions; real programs use a few
+// (HIP and CUDA create streams by the dozen at most), docs/robustness.md "Limits".
+inline constexpr std::uint32_t kMaxStreams = 1024;
 
 enum class OpKind : std::uint8_t {
   kCompute,

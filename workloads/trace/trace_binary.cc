@@ -327,7 +327,9 @@ Trace read_trace_binary(std::istream& in, const std::string& file_name) {
     r.at({"kernel", i});
     k.name = r.str("name");
     k.rank = r.u32("rank");
+    const std::size_t stream_at = r.offset();
     k.stream = r.u32("stream");
+    if (k.stream >= kMaxStreams) r.fail_field(stream_at, "stream", fmt::format("{} (0..{}; corrupt)", k.stream, kMaxStreams - 1));
     k.grid = r.u64("grid");
     k.program = r.u32("program");
     k.cu_first = r.u32("cu_first");

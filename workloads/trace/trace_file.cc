@@ -1,7 +1,5 @@
 #include "workloads/trace/trace_file.h"
 
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -12,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/io/output_file.h"
 #include "workloads/trace/trace_binary.h"
 #include "workloads/trace/trace_text.h"
 
@@ -30,6 +29,10 @@ namespace {
 std::ifstream open_trace(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw TraceError::in_file(path.string(), "is a folder, not a trace file");
+  // A FIFO or device would block the read or never end.
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    throw TraceError::in_file(path.string(), "is not a regular file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw TraceError::in_file(path.string(), fmt::format("cannot open: {}", std::strerror(errno)));
   return in;
@@ -58,27 +61,14 @@ Trace load_trace(const std::filesystem::path& path) {
 }
 
 void save_trace(const Trace& trace, const std::filesystem::path& path, TraceForm form) {
-  namespace fs = std::filesystem;
   if (form == TraceForm::kByExtension) form = form_of_path(path);
-  // The pid keeps concurrent writers off each other's temporaries.
-  const fs::path tmp = path.parent_path() / fmt::format(".{}.tmp-{}", path.filename().string(), ::getpid());
-  try {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp.string(), std::strerror(errno)));
+  sim::io::write_file_atomically(path, [&](std::ostream& out) {
     if (form == TraceForm::kBinary) {
       write_trace_binary(out, trace);
     } else {
       write_trace_text(out, trace);
     }
-    out.flush();
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
-    out.close();
-    fs::rename(tmp, path);
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw;
-  }
+  });
 }
 
 }  // namespace tessera::workloads::trace

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/io/strict_json.h"
 #include "sim/config/suggest.h"
 #include "sim/config/units.h"
 
@@ -118,48 +119,6 @@ std::string suggestion(std::string_view got, std::span<const std::string> candid
   return fmt::format(" (one of: {})", joined(candidates));
 }
 
-// Raised by the duplicate-key check inside the JSON parser; turned into a TraceError.
-struct DuplicateKey {
-  std::string key;
-};
-
-// Parses one line, rejecting a key given twice in one object (JSON itself lets the last win
-// silently, which would hide a mistake).
-json parse_line(const std::string& text) {
-  std::vector<std::set<std::string>> open_objects;
-  const json::parser_callback_t check = [&open_objects](int, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start: open_objects.emplace_back(); break;
-      case json::parse_event_t::object_end: open_objects.pop_back(); break;
-      case json::parse_event_t::key:
-        if (!open_objects.back().insert(parsed.get<std::string>()).second) throw DuplicateKey{parsed.get<std::string>()};
-        break;
-      default: break;
-    }
-    return true;
-  };
-  return json::parse(text, check);
-}
-
-// nlohmann's message without its "[json.exception.parse_error.101] parse error at line 1,
-// column 7: " prefix (the column is reported separately).
-std::string json_reason(const json::parse_error& e) {
-  std::string what = e.what();
-  const std::size_t column = what.find("column ");
-  if (column != std::string::npos) {
-    const std::size_t colon = what.find(": ", column);
-    if (colon != std::string::npos) return what.substr(colon + 2);
-  }
-  return what;
-}
-
-// Any other nlohmann message without its "[json.exception.out_of_range.406] " tag.
-std::string json_reason(const json::exception& e) {
-  const std::string what = e.what();
-  const std::size_t tag_end = what.find("] ");
-  return what.starts_with("[json.exception.") && tag_end != std::string::npos ? what.substr(tag_end + 2) : what;
-}
-
 class TextReader {
  public:
   TextReader(std::istream& in, const std::string& file) : in_(in), file_(file) {}
@@ -250,14 +209,13 @@ class TextReader {
   json parse(const std::string& text) const {
     json j;
     try {
-      j = parse_line(text);
-    } catch (const json::parse_error& e) {
-      fail("", fmt::format("bad JSON at column {}: {}", e.byte, json_reason(e)));
-    } catch (const json::exception& e) {
-      // Not a syntax error, yet bad JSON for us: a number beyond a double's range ("1e999").
-      fail("", fmt::format("bad JSON: {}", json_reason(e)));
-    } catch (const DuplicateKey& d) {
-      fail(d.key, "duplicate key");
+      j = sim::io::parse_strict_json(text);
+    } catch (const sim::io::StrictJsonError& e) {
+      switch (e.kind) {
+        case sim::io::StrictJsonError::Kind::kSyntax: fail("", fmt::format("bad JSON at column {}: {}", e.byte, e.what()));
+        case sim::io::StrictJsonError::Kind::kNumber: fail("", fmt::format("bad JSON: {}", e.what()));
+        case sim::io::StrictJsonError::Kind::kDuplicateKey: fail(e.key, "duplicate key");
+      }
     }
     if (!j.is_object()) fail("", "expected a JSON object, got " + shown(j));
     return j;
@@ -553,7 +511,7 @@ class TextReader {
     k.name = f.string("kernel", kWhat);
     k.rank = static_cast<std::uint32_t>(f.unsigned_int("rank", kWhat, kU32));
     if (k.rank >= trace_.ranks) fail("rank", fmt::format("rank {} of a {}-rank trace", k.rank, trace_.ranks));
-    k.stream = static_cast<std::uint32_t>(f.unsigned_int_or("stream", 0, kU32));
+    k.stream = static_cast<std::uint32_t>(f.unsigned_int_or("stream", 0, kMaxStreams - 1));
     k.grid = f.unsigned_int("grid", kWhat, std::numeric_limits<std::uint64_t>::max());
     if (k.grid == 0) fail("grid", "must be at least 1 workgroup");
     k.program = lookup(f.need("program", kWhat), "program", "program", programs_);

@@ -111,7 +111,7 @@ CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string&
       points.push_back(&r.points[i]);
       measured.push_back(r.points[i].measured);
     }
-    f.tessera = residual_of(measured, predict_points(r.calibrated, points, options.jobs));
+    f.tessera = residual_of(measured, predict_points(r.calibrated, points, options));
   }
   // Points that every fit left out (too small, too large) are in the fits' notes; what is
   // recorded here is what the digest and the device list cover: the results a fit used.

@@ -58,6 +58,7 @@ std::vector<double> tessera_times(const FitInputs& in, const models::SystemSpec&
         validation::library_collective_workload(p.collective, host, validation::validation_iterations(p.collective.size_bytes));
     run::RunSpec spec = validation::library_collective_run(*p.point->source, system_argument, workload);
     spec.system = system;  // with the earlier fits (and this one's value)
+    spec.options.max_wall = in.refine.max_wall;
     runs.push_back(std::move(spec));
   }
   std::vector<double> times(points.size(), 0.0);

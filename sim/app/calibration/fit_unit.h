@@ -7,6 +7,7 @@
 //      the same points (model_refinement.h), so that the values written are the ones with which
 //      Tessera reproduces the measurements; then Tessera's residual is reported.
 // Fits run in order (fit_units.h), each on the system with the earlier fits applied.
+#include <chrono>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@ struct CalibrationPoint {
 struct RefineOptions {
   bool enabled = true;  // false: write the direct values (Tessera's residual is still reported)
   unsigned jobs = 1;    // Tessera runs at once
+  std::optional<std::chrono::nanoseconds> max_wall;  // `--max-wall`: a run still going after this fails the fit
 };
 
 struct FitInputs {

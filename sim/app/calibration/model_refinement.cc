@@ -36,19 +36,23 @@ std::optional<double> tessera_figure(const run::RunResult& result, measured::Tes
 
 // The predictions of every (system, point) pair, all run at once.
 std::vector<std::vector<double>> predict_systems(const std::vector<models::SystemSpec>& systems,
-                                                 const std::vector<const CalibrationPoint*>& points, unsigned jobs) {
+                                                 const std::vector<const CalibrationPoint*>& points,
+                                                 const RefineOptions& refine) {
   const std::size_t n = points.size();
   std::vector<std::vector<double>> out(systems.size(), std::vector<double>(n, 0.0));
   std::vector<std::string> errors(systems.size() * n);
-  sweep::run_parallel(systems.size() * n, jobs, [&](std::size_t task) {
+  sweep::run_parallel(systems.size() * n, refine.jobs, [&](std::size_t task) {
     const std::size_t s = task / n;
     const std::size_t i = task % n;
     const CalibrationPoint& p = *points[i];
     try {
       run::RunSpec spec = *p.run;
       spec.system = systems[s];
+      spec.options.max_wall = refine.max_wall;
       const run::RunResult result = run::run_workload(spec);
-      if (const std::optional<double> figure = tessera_figure(result, p.quantity->tessera_figure)) {
+      if (!result.result.complete) {
+        errors[task] = fmt::format("the run stopped before the end ({})", sim::to_string(result.result.stop_reason));
+      } else if (const std::optional<double> figure = tessera_figure(result, p.quantity->tessera_figure)) {
         out[s][i] = *figure;
       } else {
         errors[task] = fmt::format("Tessera's run has no {}", measured::name_of(p.quantity->tessera_figure));
@@ -99,7 +103,7 @@ std::pair<Parameters, std::vector<bool>> gauss_newton(const FitInputs& inputs, c
   for (const CalibrationPoint* q : points) shortest_ns = std::min(shortest_ns, q->measured);
   Eigen::VectorXd weights(n);
   for (Eigen::Index i = 0; i < n; ++i) weights(i) = 1.0 / std::abs(points[static_cast<std::size_t>(i)]->measured);
-  std::vector<double> current = predict_systems({with_parameters(inputs.system, keys, p)}, points, inputs.refine.jobs)[0];
+  std::vector<double> current = predict_systems({with_parameters(inputs.system, keys, p)}, points, inputs.refine)[0];
   double current_ss = sum_of_squares(points, current);
   for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
     // The Jacobian, one nudged run of every point per key.
@@ -111,7 +115,7 @@ std::pair<Parameters, std::vector<bool>> gauss_newton(const FitInputs& inputs, c
       q[j] += steps[j];
       nudged.push_back(with_parameters(inputs.system, keys, q));
     }
-    const auto moved = predict_systems(nudged, points, inputs.refine.jobs);
+    const auto moved = predict_systems(nudged, points, inputs.refine);
     std::vector<std::size_t> active;
     for (std::size_t j = 0; j < m; ++j) {
       double change = 0;
@@ -143,7 +147,7 @@ std::pair<Parameters, std::vector<bool>> gauss_newton(const FitInputs& inputs, c
         const std::size_t j = active[a];
         q[j] = std::max(lower_bound(*keys[j]), p[j] + scale * delta(static_cast<Eigen::Index>(a)));
       }
-      std::vector<double> predicted = predict_systems({with_parameters(inputs.system, keys, q)}, points, inputs.refine.jobs)[0];
+      std::vector<double> predicted = predict_systems({with_parameters(inputs.system, keys, q)}, points, inputs.refine)[0];
       const double ss = sum_of_squares(points, predicted);
       if (ss < current_ss) {
         improved = true;
@@ -162,8 +166,8 @@ std::pair<Parameters, std::vector<bool>> gauss_newton(const FitInputs& inputs, c
 }  // namespace
 
 std::vector<double> predict_points(const models::SystemSpec& system, const std::vector<const CalibrationPoint*>& points,
-                                   unsigned jobs) {
-  return predict_systems({system}, points, jobs)[0];
+                                   const RefineOptions& refine) {
+  return predict_systems({system}, points, refine)[0];
 }
 
 void refine_and_check(const FitInputs& inputs, const std::vector<const CalibrationPoint*>& points, FitOutcome& outcome) {
@@ -202,7 +206,7 @@ void refine_and_check(const FitInputs& inputs, const std::vector<const Calibrati
   for (const CalibrationPoint* p : points) outcome.simulated_points.push_back(static_cast<std::size_t>(p - inputs.points.data()));
   std::vector<double> measured;
   for (const CalibrationPoint* p : points) measured.push_back(p->measured);
-  outcome.tessera = residual_of(measured, predict_points(final_system, points, inputs.refine.jobs));
+  outcome.tessera = residual_of(measured, predict_points(final_system, points, inputs.refine));
 }
 
 }  // namespace tessera::app::calibration

@@ -14,7 +14,7 @@ namespace tessera::app::calibration {
 // Tessera's prediction of each point on `system` (the summary field the point's quantity names),
 // run on up to `jobs` threads. Throws std::runtime_error naming the result file when a run fails.
 std::vector<double> predict_points(const models::SystemSpec& system, const std::vector<const CalibrationPoint*>& points,
-                                   unsigned jobs);
+                                   const RefineOptions& refine);
 
 // `outcome.values` hold the direct values (value == direct) on entry. With refinement enabled,
 // each value moves to where Tessera reproduces the points best; then `outcome.tessera` is set to

@@ -5,9 +5,14 @@
 #include <string_view>
 
 #include "sim/app/measured/measured_data_error.h"
+#include "sim/io/strict_json.h"
+#include "sim/io/whole_file.h"
 
 namespace tessera::app::measured {
 namespace {
+
+// A result file of the kernel suite is a few KiB (its samples included); far beyond any.
+constexpr std::uint64_t kMaxMeasuredFileBytes = std::uint64_t{64} << 20;
 
 // Reads typed keys of one JSON object, naming the file and the dotted key path in every error.
 class KeyReader {
@@ -126,21 +131,27 @@ ParsedFile parse_measured_case(const nlohmann::json& document, const std::filesy
   return parsed;
 }
 
-ParsedFile parse_measured_file(const std::filesystem::path& file, const std::string& display_name) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw MeasuredDataError(display_name, "", "cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
+ParsedFile parse_measured_text(std::string_view text, const std::filesystem::path& file, const std::string& display_name) {
   nlohmann::json document;
   try {
-    document = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() carries nlohmann's "[json.exception.parse_error.101] parse error at line 3, column 5: ...".
-    std::string what = e.what();
-    if (const auto at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);
-    throw MeasuredDataError(display_name, "", fmt::format("not valid JSON: {}", what));
+    document = sim::io::parse_strict_json(text);
+  } catch (const sim::io::StrictJsonError& e) {
+    using Kind = sim::io::StrictJsonError::Kind;
+    if (e.kind == Kind::kDuplicateKey) throw MeasuredDataError(display_name, e.key, "duplicate key");
+    const std::string where = e.kind == Kind::kSyntax ? " at " + sim::io::line_and_column(text, e.byte) : "";
+    throw MeasuredDataError(display_name, "", fmt::format("not valid JSON{}: {}", where, e.what()));
   }
   return parse_measured_case(document, file, display_name);
+}
+
+ParsedFile parse_measured_file(const std::filesystem::path& file, const std::string& display_name) {
+  std::string text;
+  try {
+    text = sim::io::read_whole_file(file, kMaxMeasuredFileBytes);
+  } catch (const sim::io::FileReadError& e) {
+    throw MeasuredDataError(display_name, "", e.reason());
+  }
+  return parse_measured_text(text, file, display_name);
 }
 
 }  // namespace tessera::app::measured

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -57,5 +58,8 @@ ParsedFile parse_measured_case(const nlohmann::json& document, const std::filesy
 
 // The same from the file's text; text that is not JSON is a MeasuredDataError too.
 ParsedFile parse_measured_file(const std::filesystem::path& file, const std::string& display_name);
+// The same for the file's text, read already (the fuzz target feeds it): a key twice in one
+// object, a number beyond a double and malformed JSON are MeasuredDataErrors with the line.
+ParsedFile parse_measured_text(std::string_view text, const std::filesystem::path& file, const std::string& display_name);
 
 }  // namespace tessera::app::measured

@@ -44,7 +44,12 @@ MeasuredSet read_measured_folder(const std::filesystem::path& folder) {
   }
   std::vector<fs::path> files;
   for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path());
+    if (it->path().extension() != ".json") continue;
+    // A link that loops or dangles is named, not thrown past as a library error.
+    std::error_code entry_ec;
+    const bool regular = it->is_regular_file(entry_ec);
+    if (entry_ec) throw MeasuredDataError(it->path().string(), "", fmt::format("cannot be read: {}", entry_ec.message()));
+    if (regular) files.push_back(it->path());
   }
   if (ec) throw MeasuredDataError(folder.string(), "", fmt::format("cannot list the folder: {}", ec.message()));
   std::sort(files.begin(), files.end());

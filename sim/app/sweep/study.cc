@@ -137,6 +137,16 @@ Study parse_study(const sim::config::SourceFile& file) {
     for (const ConfigNode& axis : part.children()) study.dimensions.push_back(grid_axis(axis));
   }
 
+  // Every point gets a config, a result and a row: the product is bounded before any is made
+  // (docs/robustness.md, "Limits"), and checked as it grows so that it cannot wrap.
+  std::size_t points = 1;
+  for (const SweepDimension& d : study.dimensions) {
+    if (__builtin_mul_overflow(points, d.rows.size(), &points) || points > kMaxSweepPoints) {
+      throw ConfigError(*sweep, fmt::format("the axes make more than {} points (the product of their lengths); split "
+                                            "it into several studies",
+                                            kMaxSweepPoints));
+    }
+  }
   std::set<std::string> seen;
   for (const SweepDimension& d : study.dimensions) {
     for (std::size_t k = 0; k < d.keys.size(); ++k) {

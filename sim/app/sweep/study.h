@@ -34,6 +34,9 @@ struct Study {
   std::size_t num_points() const;
 };
 
+// The most points one study may have: a million runs is weeks of simulation already.
+inline constexpr std::size_t kMaxSweepPoints = 1'000'000;
+
 // Parses and checks a study file's text. Throws config::ConfigError naming the file, line and
 // key: unknown keys, a missing base: or sweep:, an axis that is not a non-empty list, zip lists
 // of unequal lengths, a key swept twice, a malformed key path.

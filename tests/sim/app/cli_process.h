@@ -1,12 +1,15 @@
 #pragma once
 // Runs the built `tessera` program with arguments and captures stdout, stderr and the exit code.
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -67,6 +70,30 @@ inline std::filesystem::path write_file(const std::string& name, const std::stri
   const auto path = scratch_dir() / name;
   std::ofstream(path) << text;
   return path;
+}
+
+// `tessera ARGS...` as a child process (stdout to /dev/null, stderr to `err`), for the tests that
+// send it a signal; exit_code_of waits for it (128 + the signal when one ended it).
+inline pid_t start_tessera(const std::vector<std::string>& args, const std::filesystem::path& err) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDERR_FILENO);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, STDOUT_FILENO);
+    std::vector<char*> argv{const_cast<char*>("tessera")};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(TESSERA_BIN, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+inline int exit_code_of(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace tessera::test

@@ -4,9 +4,7 @@
 // study with a results.csv byte-identical to an uninterrupted run's (apart from wall_s).
 #include <doctest/doctest.h>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -23,9 +21,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using tessera::test::exit_code_of;
 using tessera::test::fresh_dir;
 using tessera::test::read_all;
 using tessera::test::run_tessera;
+using tessera::test::start_tessera;
 using tessera::test::without_wall_s;
 using tessera::test::write_file;
 
@@ -48,16 +48,7 @@ std::size_t line_count(const std::string& text) {
 
 // `tessera sweep STUDY --jobs 1 --out OUT` as a child process, stderr to a file.
 pid_t start_sweep(const fs::path& study, const fs::path& out, const fs::path& err) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, STDERR_FILENO);
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, STDOUT_FILENO);
-    ::execl(TESSERA_BIN, "tessera", "sweep", study.c_str(), "--jobs", "1", "--out", out.c_str(), nullptr);
-    ::_exit(127);
-  }
-  return pid;
+  return start_tessera({"sweep", study.string(), "--jobs", "1", "--out", out.string()}, err);
 }
 
 // Waits (up to a minute) until `file` exists.
@@ -68,12 +59,6 @@ bool wait_for(const fs::path& file) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return true;
-}
-
-int exit_code_of(pid_t pid) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 // Interrupts a sweep with `signal` once its first point is written; checks what it left.

@@ -140,7 +140,11 @@ TEST_CASE("scheduling in the past or past the end of time is refused") {
   engine.schedule(100, r.handler());
   engine.run();
   CHECK_THROWS_AS(engine.schedule_at(50, r.handler()), std::logic_error);
-  CHECK_THROWS_AS(engine.schedule(kMaxTick, r.handler()), std::overflow_error);
+  CHECK_THROWS_AS(engine.schedule(kMaxTick, r.handler()), TimeRangeError);
+  // The end of simulated time is 2^62 ps: the last tick may be scheduled, the next may not.
+  CHECK_NOTHROW(engine.schedule_at(kEndOfTimePs, r.handler()));
+  CHECK_THROWS_AS(engine.schedule_at(kEndOfTimePs + 1, r.handler()), TimeRangeError);
+  CHECK_THROWS_AS(engine.schedule(kEndOfTimePs, r.handler()), TimeRangeError);
 }
 
 TEST_CASE("steady state reuses pool slots") {

@@ -251,6 +251,20 @@ TEST_CASE("a wait nothing releases is reported with its flag, not hung on") {
   }
 }
 
+TEST_CASE("a rank_barrier that one rank never reaches is refused before the replay, even in a trace built in code") {
+  TraceBuilder b(2);
+  ProgramBuilder prog("p");
+  prog.compute(1);
+  const auto p = b.program(std::move(prog));
+  b.launch({"k0", 0, 0, 1, p, {}});
+  b.launch({"k1", 1, 0, 1, p, {}});
+  b.rank_barrier();
+  Trace t = std::move(b).build();
+  t.host[0].push_back({HostOp::kRankBarrier, 0});  // rank 0: a second barrier, rank 1 none
+  CHECK_THROWS_WITH_AS(replay_trace(t, tessera::test::mi300x(2)),
+                       doctest::Contains("rank 1 has 1 rank_barrier commands and rank 0 has 2"), std::exception);
+}
+
 TEST_CASE("a device barrier wider than the GPU can hold is a deadlock, reported") {
   SystemSpec s = tessera::test::mi300x(1);
   s.gpu.compute.workgroup_slots_per_cu = 1;

@@ -128,3 +128,22 @@ TEST_CASE("the most negative constant and coefficient print and parse back") {
   CHECK(to_string(parsed("wg - 9223372036854775807 - 1")) == "wg - 9223372036854775808");
   CHECK(to_string(parsed("-9223372036854775808*wg")) == "-9223372036854775808*wg");
 }
+
+TEST_CASE("evaluation never wraps: a product or sum beyond 64 bits is reported with the values") {
+  VarValues v{};
+  v[static_cast<int>(Var::kReg0) + 1] = std::int64_t{1} << 62;
+  std::int64_t out = 0;
+  CHECK_FALSE(parsed("4*r1").try_eval(v, out));
+  CHECK(parsed("2*r1 - 1").try_eval(v, out) == false);  // 2^63 overflows before the -1
+  CHECK(parsed("r1 - 1").try_eval(v, out));
+  CHECK(out == (std::int64_t{1} << 62) - 1);
+  CHECK_THROWS_WITH_AS(parsed("4*r1").eval(v), "4*r1 leaves the 64-bit integer range (with r1 = 4611686018427387904)",
+                       std::out_of_range);
+  v[static_cast<int>(Var::kReg0) + 2] = std::numeric_limits<std::int64_t>::max();
+  CHECK_FALSE(parsed("r2 + 1").try_eval(v, out));
+  CHECK_FALSE(parsed("-1*r2 - 2").try_eval(v, out));
+  // The builder's arithmetic is checked too (generators build offsets from config sizes).
+  CHECK_THROWS_AS(reg(1) * (std::int64_t{1} << 62) * 4, std::out_of_range);
+  CHECK_THROWS_AS(Expr(std::numeric_limits<std::int64_t>::max()) + Expr(1), std::out_of_range);
+  CHECK_THROWS_AS(div(div(wg(), 1u << 20), 1u << 20), std::out_of_range);
+}

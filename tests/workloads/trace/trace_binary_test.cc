@@ -359,3 +359,16 @@ TEST_CASE("traces without a delay keep their version and their bytes") {
   }
   CHECK(checked == 5);
 }
+
+TEST_CASE("a stream index beyond the limit is corrupt, named with its byte") {
+  TraceBuilder b(1);
+  ProgramBuilder p("p");
+  p.compute(1);
+  const auto prog = b.program(std::move(p));
+  b.launch({"k", 0, 7, 1, prog, {}, 0, 0});
+  Trace t = std::move(b).build();
+  CHECK(error_of(bytes_of(t)).empty());
+  t.kernels[0].stream = kMaxStreams;
+  CHECK_MESSAGE(error_of(bytes_of(t)).find("stream: 1024 (0..1023; corrupt)") != std::string::npos, error_of(bytes_of(t)));
+  CHECK(validate(t).value_or("") == "kernel 'k': stream 1024 (0..1023)");
+}

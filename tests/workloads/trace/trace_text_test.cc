@@ -38,7 +38,7 @@ TEST_CASE("text round trip: the sample trace reads back equal, and writes the sa
   CHECK(text_of(back) == text);
 }
 
-TEST_CASE("text round trip keeps host lists whose barrier counts differ per rank") {
+TEST_CASE("text round trip keeps per-rank barrier lines, and uneven barrier counts are refused") {
   TraceBuilder b(2);
   ProgramBuilder p("p");
   p.compute(1);
@@ -49,11 +49,15 @@ TEST_CASE("text round trip keeps host lists whose barrier counts differ per rank
   b.launch({"k", 1, 0, 1, prog, {}, 0, 0});
   Trace t = std::move(b).build();
   CHECK(t.version == 1);  // no atomic_add_range: the builder keeps the oldest version
-  t.host[0].push_back({HostOp::kRankBarrier, 0});  // rank 0: two barriers, rank 1: one
+  t.host[0].push_back({HostOp::kRankBarrier, 0});  // rank 0: a second barrier of its own
+  t.host[1].insert(t.host[1].begin(), {HostOp::kRankBarrier, 0});  // rank 1: its second, before the shared one
   const std::string text = text_of(t);
   CHECK(text.rfind(R"({"tessera_trace":1,"ranks":2})", 0) == 0);
-  CHECK(text.find(R"({"host":"rank_barrier","rank":0})") != std::string::npos);
   test::check_same(t, read_text(text));
+  // Rank 0 with a third barrier would wait at it forever: the trace is refused when read.
+  const std::string uneven = text + R"({"host":"rank_barrier","rank":0})" + "\n";
+  CHECK_THROWS_WITH_AS(read_text(uneven), doctest::Contains("rank 1 has 2 rank_barrier commands and rank 0 has 3"),
+                       TraceError);
 }
 
 TEST_CASE("the writer writes one record per line: header, buffers, programs, kernels, host") {
