@@ -131,9 +131,10 @@ std::optional<RunRequest> parse_request(const Args& args) {
   const auto parsed = parse_command_line(args, opts, pos);
   if (!parsed) return std::nullopt;
   const po::variables_map& vm = *parsed;
-  // Flags are config overrides with the same checks (and the flag named in errors).
-  if (vm.count("out")) sim::io::check_output_folder(request.out_dir, "--out", is_run_output);  // refuses '' too
+  // Output paths are checked before any work (an empty name is refused too).
+  if (vm.count("out")) sim::io::check_output_folder(request.out_dir, "--out", is_run_output);
   if (vm.count("dump-trace")) sim::io::check_output_file(vm["dump-trace"].as<std::string>(), "--dump-trace");
+  // Flags are config overrides with the same checks (and the flag named in errors).
   if (vm.count("seed")) request.sets.push_back(fmt::format("seed={}", vm["seed"].as<Count<std::uint64_t>>().value));
   if (vm.count("max-events")) request.sets.push_back(fmt::format("max_events={}", vm["max-events"].as<Count<std::uint64_t>>().value));
   if (vm.count("max-wall")) request.max_wall = parse_max_wall(vm["max-wall"].as<std::string>());
@@ -387,17 +388,23 @@ void write_outputs(const std::filesystem::path& dir, const Outcome& outcome, wor
   const std::filesystem::path staging = dir / fmt::format(".tessera-run-{}", ::getpid());
   std::filesystem::remove_all(staging);
   std::filesystem::create_directories(staging);
-  for (const Run& r : runs) {
-    const std::string suffix = runs.size() == 1 ? ".json" : "-" + r.label + ".json";
-    if (timeline != workloads::replay::ActivityDetail::kNone) {
-      write_file_atomically(staging / ("timeline" + suffix), report::timeline_json(r.outcome.result, r.outcome.activity, timeline));
+  try {
+    for (const Run& r : runs) {
+      const std::string suffix = runs.size() == 1 ? ".json" : "-" + r.label + ".json";
+      if (timeline != workloads::replay::ActivityDetail::kNone) {
+        write_file_atomically(staging / ("timeline" + suffix), report::timeline_json(r.outcome.result, r.outcome.activity, timeline));
+      }
+      write_file_atomically(staging / ("stats" + suffix), sim::stats::to_json(r.outcome.result.result.statistics).dump(2) + "\n");
     }
-    write_file_atomically(staging / ("stats" + suffix), sim::stats::to_json(r.outcome.result.result.statistics).dump(2) + "\n");
+    const std::vector<report::LabeledRun> all = labeled(runs);
+    write_file_atomically(staging / "taxes.csv", report::taxes_csv(all));
+    write_file_atomically(staging / "report.html", report::report_html(all));
+    write_file_atomically(staging / "summary.json", summary_json(outcome).dump(2) + "\n");
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove_all(staging, ignored);
+    throw;
   }
-  const std::vector<report::LabeledRun> all = labeled(runs);
-  write_file_atomically(staging / "taxes.csv", report::taxes_csv(all));
-  write_file_atomically(staging / "report.html", report::report_html(all));
-  write_file_atomically(staging / "summary.json", summary_json(outcome).dump(2) + "\n");
   sim::io::publish_staged_files(staging, dir, is_run_output);
 }
 

@@ -82,6 +82,7 @@ std::uint64_t append_library_collective(trace::TraceBuilder& builder, std::uint3
   kernel.dtype = spec.dtype;
   kernel.size_bytes = spec.size_bytes;
   kernel.input_buffer = spec.input_buffer;
+  kernel.in_place = spec.in_place;
   kernel.output_buffer = spec.output_buffer;
   kernel.fifo_buffer = builder.buffer(spec.name + "_fifo", nccl_fifo_bytes(kernel.plan));
   kernel.flag_base = spec.flag_base;

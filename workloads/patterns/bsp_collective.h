@@ -61,6 +61,7 @@ struct LibraryCollectiveSpec {
   std::uint64_t size_bytes = 0;
   std::uint32_t input_buffer = trace::kNoBuffer;
   std::uint32_t output_buffer = trace::kNoBuffer;
+  bool in_place = false;  // all_gather: the input is the rank's block of the output (NcclKernelSpec::in_place)
   std::uint64_t flag_base = 0;
 };
 // Returns the flags the kernels use from flag_base.

@@ -212,9 +212,8 @@ trace::Trace make_gemm_all_scatter(const GemmAllScatterParams& p, const models::
       launch_per_rank(tb, ranks, "gemm_all_scatter_gemm", gemm, w.gemm, 0, remap(w.gemm), 0, 0);
       append_framework_collective(tb, ranks, system, p.host);
       if (runs_library(p.collective)) {
-        // In place, as all_gather_into_tensor(C, C's slot of the rank): NCCL skips its local copy
-        // there; here the kernels read the input from the start of C (as many bytes as the slot,
-        // of the same local memory) and store every block, the rank's own one again.
+        // In place, as all_gather_into_tensor(C, C's slot of the rank): the rank's block is sent
+        // from its slot of C, and NCCL skips its local copy there.
         LibraryCollectiveSpec ag;
         ag.name = "all_gather";
         ag.op = CollectiveOp::kAllGather;
@@ -223,6 +222,7 @@ trace::Trace make_gemm_all_scatter(const GemmAllScatterParams& p, const models::
         ag.size_bytes = ranks * layout.c_slot_bytes();
         ag.input_buffer = layout.c_buffer;
         ag.output_buffer = layout.c_buffer;
+        ag.in_place = true;
         append_library_collective(tb, ranks, system, ag);
       } else {
         AllGatherSpec ag;

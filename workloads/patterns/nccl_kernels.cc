@@ -120,9 +120,9 @@ class ProgramWriter {
     const Expr me(peers.self);
     const bool reduce_scatter = spec_.op == CollectiveOp::kReduceScatter;
     const bool all_gather = spec_.op == CollectiveOp::kAllGather;
-    // The input is the whole buffer, except all_gather's (this rank's block); the output is the
-    // whole buffer, except reduce_scatter's (this rank's block).
-    const Expr input_at = all_gather ? lo : block + lo;
+    // The input is the whole buffer, except all_gather's (this rank's block, or in place its block
+    // of the output); the output is the whole buffer, except reduce_scatter's (this rank's block).
+    const Expr input_at = all_gather && !spec_.in_place ? lo : block + lo;
     const Expr output_at = reduce_scatter ? lo : block + lo;
 
     if ((s.prims & kRecv) != 0u) {
@@ -165,7 +165,7 @@ std::uint32_t modulo(std::int64_t v, std::uint32_t n) {
 
 // The ring steps of the rank at position r of its ring (NCCL's runRing, nccl_kernels.h's table);
 // chunks are numbered by ring position, as NCCL's ringIx.
-std::vector<Step> ring_steps(CollectiveOp op, std::uint32_t r, std::uint32_t n, std::uint32_t root) {
+std::vector<Step> ring_steps(CollectiveOp op, std::uint32_t r, std::uint32_t n, std::uint32_t root, bool in_place) {
   const auto ri = static_cast<std::int64_t>(r);
   std::vector<Step> steps;
   if (n == 1) return {{kInput | kOutput, 0}};
@@ -178,7 +178,7 @@ std::vector<Step> ring_steps(CollectiveOp op, std::uint32_t r, std::uint32_t n, 
       steps.push_back({kRecv | kOutput, modulo(ri + 1, n)});
       break;
     case CollectiveOp::kAllGather:
-      steps.push_back({kInput | kOutput | kSend, r});
+      steps.push_back({in_place ? kInput | kSend : kInput | kOutput | kSend, r});
       for (std::uint32_t j = 1; j + 1 < n; ++j) steps.push_back({kRecv | kOutput | kSend, modulo(ri - j, n)});
       steps.push_back({kRecv | kOutput, modulo(ri + 1, n)});
       break;
@@ -303,7 +303,7 @@ std::vector<std::uint32_t> append_nccl_collective(trace::TraceBuilder& builder, 
         const std::uint32_t position = static_cast<std::uint32_t>((std::uint64_t{r} * inverse_mod(d, ranks)) % ranks);
         const std::uint32_t root_position =
             static_cast<std::uint32_t>((std::uint64_t{spec.root} * inverse_mod(d, ranks)) % ranks);
-        const std::vector<Step> steps = ring_steps(spec.op, position, ranks, root_position);
+        const std::vector<Step> steps = ring_steps(spec.op, position, ranks, root_position, spec.in_place);
         const Peers peers{r, (r + d) % ranks, (r + ranks - d % ranks) % ranks, 0, 0};
         if (classes > 1) open_if_class(p, k, classes);
         if (ranks > 1 && receives(steps)) w.grant_initial_credits(peers);

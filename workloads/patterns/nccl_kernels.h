@@ -65,6 +65,10 @@ struct NcclKernelSpec {
   std::uint32_t fifo_buffer = trace::kNoBuffer;  // nccl_fifo_bytes per rank
   std::uint32_t root = 0;                        // broadcast, reduce
   bool spread_rings = false;  // a full mesh: channels on rings of different strides (reduce_scatter.h ring_stride)
+  // all_gather with the input inside the output (input_buffer == output_buffer, the rank's block):
+  // the first step sends the block from there and skips its copy, as NCCL's runRing does when
+  // inputBuf + chunkOffset == outputBuf + offset (src/device/all_gather.h, directSend).
+  bool in_place = false;
   std::uint64_t flag_base = 0;
   std::uint32_t stream = 0;
 };

@@ -60,6 +60,10 @@ void validate(const PholdParams& p) {
   if (p.events_per_lp == 0) throw std::invalid_argument("--events-per-lp must be at least 1");
   if (!(p.remote_frac >= 0.0 && p.remote_frac <= 1.0)) throw std::invalid_argument("--remote must lie in [0, 1]");
   if (p.end_time_ps == 0) throw std::invalid_argument("--end-time must be positive");
+  if (p.end_time_ps > kMaxPholdEndTimePs) throw std::invalid_argument("--end-time must be at most 1000000 s");
+  if (p.min_delay_ps > sim::kPsPerS || p.mean_extra_delay_ps > sim::kPsPerS) {
+    throw std::invalid_argument("min_delay and mean_extra_delay must be at most 1 s");
+  }
   if (static_cast<std::uint64_t>(p.num_lps) * p.events_per_lp > sim::kMaxPendingEvents) {
     throw std::invalid_argument("--lps x --events-per-lp must stay at or below 2^24 pending events (the engine's limit)");
   }

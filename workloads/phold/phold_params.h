@@ -32,6 +32,9 @@ struct PholdResult {
   double events_per_s() const { return wall_s > 0.0 ? static_cast<double>(events) / wall_s : 0.0; }
 };
 
+// The longest end_time: 10^6 s of simulated time, inside the end of simulated time (2^62 ps).
+inline constexpr sim::Tick kMaxPholdEndTimePs = 1'000'000'000'000'000'000;
+
 // Throws std::invalid_argument for parameters outside their domain.
 void validate(const PholdParams& params);
 

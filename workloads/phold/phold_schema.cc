@@ -15,9 +15,13 @@ const sim::config::Schema<PholdParams>& phold_schema() {
           .range(1, 1 << 20)
           .fraction("remote", &PholdParams::remote_frac, "probability that an event goes to a random process")
           .time("end_time", &PholdParams::end_time_ps, "simulated time to run")
-          .min(1)
+          .range(1, static_cast<double>(kMaxPholdEndTimePs))
+          // A second per event is far beyond any event engine benchmark, and keeps every drawn
+          // delay (an exponential draw is rarely above 40 times its mean) well inside 64 bits.
           .time("min_delay", &PholdParams::min_delay_ps, "fixed part of every event's delay")
+          .max(1e12)
           .time("mean_extra_delay", &PholdParams::mean_extra_delay_ps, "mean of the exponential part of the delay")
+          .max(1e12)
           .check([](const PholdParams& p) -> std::optional<std::string> {
             // All initial events are pending at once, and the engine holds at most 2^24: checked
             // here, before the engine reserves room for them.

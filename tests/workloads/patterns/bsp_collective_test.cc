@@ -151,3 +151,33 @@ TEST_CASE("every bsp kind runs nccl and rccl collectives to completion") {
     CHECK(makespan_ps(fd_trace, node) > 0);
   }
 }
+
+TEST_CASE("an in-place NCCL all_gather sends each rank's block from the output and skips its own copy") {
+  const SystemSpec node = tessera::test::hopper(2, "direct");
+  constexpr std::uint64_t kSize = 2 << 20;
+  std::uint64_t makespans[2] = {0, 0};
+  std::size_t output_stores[2] = {0, 0};
+  for (const bool in_place : {false, true}) {
+    trace::TraceBuilder tb(2);
+    p::NcclKernelSpec spec;
+    spec.op = p::CollectiveOp::kAllGather;
+    spec.size_bytes = kSize;
+    spec.plan = p::nccl_plan(spec.op, kSize, p::nccl_topology_of(node, 2));
+    spec.output_buffer = tb.buffer("out", kSize);
+    spec.input_buffer = in_place ? spec.output_buffer : tb.buffer("in", kSize / 2);
+    spec.fifo_buffer = tb.buffer("fifo", p::nccl_fifo_bytes(spec.plan));
+    spec.in_place = in_place;
+    p::append_nccl_collective(tb, 2, spec);
+    const trace::Trace t = std::move(tb).build();
+    for (const trace::Program& prog : t.programs) {
+      for (const trace::Instr& in : prog.instrs) {
+        output_stores[in_place] += in.kind == trace::OpKind::kStore && in.buffer == spec.output_buffer ? 1 : 0;
+      }
+    }
+    makespans[in_place] = makespan_ps(t, node);
+  }
+  // Two ranks: out of place, each rank stores its own block and the peer's; in place, only the peer's.
+  CHECK(output_stores[0] == 2 * output_stores[1]);
+  CHECK(makespans[1] > 0);
+  CHECK(makespans[1] <= makespans[0]);
+}
