@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "sim/app/atomic_file.h"
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
@@ -21,6 +20,7 @@
 #include "sim/app/run/run_workload.h"
 #include "sim/app/sweep/comparison.h"
 #include "sim/app/usage_error.h"
+#include "sim/io/output_file.h"
 
 namespace po = boost::program_options;
 
@@ -73,6 +73,9 @@ std::string differences_text(const std::vector<run::ConfigDifference>& differenc
   return out;
 }
 
+// The files of --out DIR, replaced as one by the next comparison's.
+bool is_compare_output(const std::string& name) { return name == "compare.json" || name == "compare.csv" || name == "compare.html"; }
+
 }  // namespace
 
 int command_compare(const Args& args) {
@@ -93,7 +96,7 @@ int command_compare(const Args& args) {
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
   if (configs.size() != 2) throw UsageError("compare: expected two run configs (tessera compare A.yaml B.yaml)");
-  if (vm.count("out")) sim::io::check_output_folder(out_dir, "--out");
+  if (vm.count("out")) sim::io::check_output_folder(out_dir, "--out", is_compare_output);
 
   // Both configs are checked before either runs; the two runs share nothing, so they run at once.
   const run::RunSpec spec_a = run::load_run_spec(configs[0], sets);
@@ -110,10 +113,11 @@ int command_compare(const Args& args) {
                         {"differences", std::move(differences_json)},
                         {"quantities", sweep::comparison_rows_json(rows)}};
   if (!out_dir.empty()) {
-    write_file_atomically(std::filesystem::path(out_dir) / "compare.json", report.dump(2) + "\n");
-    write_file_atomically(std::filesystem::path(out_dir) / "compare.csv", sweep::comparison_csv(rows));
-    write_file_atomically(std::filesystem::path(out_dir) / "compare.html",
-                          report::compare_html({configs[0], a}, {configs[1], b}, differences, html_quantities(rows)));
+    sim::io::StagedFolder folder{std::filesystem::path(out_dir)};
+    folder.write("compare.json", report.dump(2) + "\n");
+    folder.write("compare.csv", sweep::comparison_csv(rows));
+    folder.write("compare.html", report::compare_html({configs[0], a}, {configs[1], b}, differences, html_quantities(rows)));
+    folder.publish(is_compare_output);
   }
   if (vm.count("json")) {
     std::cout << report.dump(2) << "\n";

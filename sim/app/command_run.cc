@@ -5,7 +5,6 @@
 // configs run, under which labels); the plan is executed (each run, then its ablated re-runs,
 // then the sampled systems of --uncertainty); the results are rendered (terminal text or JSON,
 // and the files of --out).
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -381,31 +380,22 @@ nlohmann::json summary_json(const Outcome& outcome) {
 // The files of --out DIR: summary.json (one run: its summary; several: {"runs": [...]}),
 // taxes.csv and report.html over every run, and each run's timeline.json and stats.json, every
 // statistic the models registered (several runs: timeline-LABEL.json, ...). They are written
-// into a hidden folder in DIR, then replace the previous run's files at once
-// (sim::io::publish_staged_files): DIR holds one run's files, never a mix of two.
+// as one (sim::io::StagedFolder): DIR holds one run's files, never a mix of two.
 void write_outputs(const std::filesystem::path& dir, const Outcome& outcome, workloads::replay::ActivityDetail timeline) {
   const std::vector<Run>& runs = outcome.runs;
-  const std::filesystem::path staging = dir / fmt::format(".tessera-run-{}", ::getpid());
-  std::filesystem::remove_all(staging);
-  std::filesystem::create_directories(staging);
-  try {
-    for (const Run& r : runs) {
-      const std::string suffix = runs.size() == 1 ? ".json" : "-" + r.label + ".json";
-      if (timeline != workloads::replay::ActivityDetail::kNone) {
-        write_file_atomically(staging / ("timeline" + suffix), report::timeline_json(r.outcome.result, r.outcome.activity, timeline));
-      }
-      write_file_atomically(staging / ("stats" + suffix), sim::stats::to_json(r.outcome.result.result.statistics).dump(2) + "\n");
+  sim::io::StagedFolder out(dir);
+  for (const Run& r : runs) {
+    const std::string suffix = runs.size() == 1 ? ".json" : "-" + r.label + ".json";
+    if (timeline != workloads::replay::ActivityDetail::kNone) {
+      out.write("timeline" + suffix, report::timeline_json(r.outcome.result, r.outcome.activity, timeline));
     }
-    const std::vector<report::LabeledRun> all = labeled(runs);
-    write_file_atomically(staging / "taxes.csv", report::taxes_csv(all));
-    write_file_atomically(staging / "report.html", report::report_html(all));
-    write_file_atomically(staging / "summary.json", summary_json(outcome).dump(2) + "\n");
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove_all(staging, ignored);
-    throw;
+    out.write("stats" + suffix, sim::stats::to_json(r.outcome.result.result.statistics).dump(2) + "\n");
   }
-  sim::io::publish_staged_files(staging, dir, is_run_output);
+  const std::vector<report::LabeledRun> all = labeled(runs);
+  out.write("taxes.csv", report::taxes_csv(all));
+  out.write("report.html", report::report_html(all));
+  out.write("summary.json", summary_json(outcome).dump(2) + "\n");
+  out.publish(is_run_output);
 }
 
 void render(const RunRequest& request, const Outcome& outcome) {

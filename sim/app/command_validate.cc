@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 
 #include "models/system/system_loader.h"
-#include "sim/app/atomic_file.h"
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/exit_codes.h"
@@ -24,6 +23,7 @@
 #include "sim/app/sweep/sweep_runner.h"
 #include "sim/app/text_table.h"
 #include "sim/app/usage_error.h"
+#include "sim/io/output_file.h"
 #include "sim/app/validation/collective_cases.h"
 #include "sim/app/validation/validation_documents.h"
 #include "sim/app/validation/validation_tables.h"
@@ -40,6 +40,11 @@ std::string render(const CellTable& table) {
   TextTable t(table.header);
   for (const auto& row : table.rows) t.add_row(row);
   return t.render();
+}
+
+// The files of --out DIR, replaced as one by the next validation's.
+bool is_validation_output(const std::string& name) {
+  return name == "validation.json" || name == "report.md" || name == "report.html";
 }
 
 }  // namespace
@@ -74,7 +79,7 @@ int command_validate(const Args& args) {
     throw UsageError("--max-collectives-mape must be a percentage of 0 or more");
   }
   const unsigned jobs = vm.count("jobs") ? vm["jobs"].as<Count<unsigned>>().value : sweep::hardware_jobs();
-  if (vm.count("out")) sim::io::check_output_folder(out, "--out");
+  if (vm.count("out")) sim::io::check_output_folder(out, "--out", is_validation_output);
   const std::optional<std::chrono::nanoseconds> max_wall =
       vm.count("max-wall") ? std::optional(parse_max_wall(vm["max-wall"].as<std::string>())) : std::nullopt;
 
@@ -112,10 +117,11 @@ int command_validate(const Args& args) {
   report.collective_summary = summarize_collectives(report.collectives);
 
   if (!out.empty()) {
-    const fs::path dir(out);
-    write_file_atomically(dir / "validation.json", validation_json(report).dump(2) + "\n");
-    write_file_atomically(dir / "report.md", validation_markdown(report));
-    write_file_atomically(dir / "report.html", validation_html(report));
+    sim::io::StagedFolder folder{fs::path(out)};
+    folder.write("validation.json", validation_json(report).dump(2) + "\n");
+    folder.write("report.md", validation_markdown(report));
+    folder.write("report.html", validation_html(report));
+    folder.publish(is_validation_output);
   }
   if (vm.count("json")) {
     std::cout << validation_json(report).dump(2) << "\n";

@@ -128,18 +128,29 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
   write_file_atomically(path, [content](std::ostream& out) { out.write(content.data(), static_cast<std::streamsize>(content.size())); });
 }
 
-void publish_staged_files(const fs::path& staging, const fs::path& dir,
-                          const std::function<bool(const std::string& file_name)>& is_previous_output) {
+StagedFolder::StagedFolder(fs::path dir) : dir_(std::move(dir)), staging_(dir_ / fmt::format(".tessera-out-{}", ::getpid())) {
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+  fs::create_directories(staging_, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot create {}: {}", staging_.string(), ec.message()));
+}
+
+StagedFolder::~StagedFolder() {
+  if (published_) return;
+  std::error_code ignored;
+  fs::remove_all(staging_, ignored);
+}
+
+void StagedFolder::write(const std::string& name, std::string_view content) const {
+  write_file_atomically(staging_ / name, content);
+}
+
+void StagedFolder::publish(const std::function<bool(const std::string& file_name)>& is_output) {
   std::error_code ec;
   std::vector<fs::path> staged;
-  for (const fs::directory_entry& e : fs::directory_iterator(staging, ec)) staged.push_back(e.path());
-  if (ec) throw std::runtime_error(fmt::format("cannot list {}: {}", staging.string(), ec.message()));
-  try {
-    for (const fs::path& f : staged) refuse_unless_replaceable(dir / f.filename(), "");
-  } catch (...) {
-    fs::remove_all(staging, ec);
-    throw;
-  }
+  for (const fs::directory_entry& e : fs::directory_iterator(staging_, ec)) staged.push_back(e.path());
+  if (ec) throw std::runtime_error(fmt::format("cannot list {}: {}", staging_.string(), ec.message()));
+  for (const fs::path& f : staged) refuse_unless_replaceable(dir_ / f.filename(), "");
   // Held, not lost: a Ctrl-C here takes effect once the folder is consistent again.
   sigset_t hold;
   sigset_t previous_mask;
@@ -148,15 +159,16 @@ void publish_staged_files(const fs::path& staging, const fs::path& dir,
   sigaddset(&hold, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &hold, &previous_mask);
   std::string failure;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+  for (const fs::directory_entry& e : fs::directory_iterator(dir_, ec)) {
     const std::string name = e.path().filename().string();
-    if (e.is_regular_file(ec) && is_previous_output(name)) fs::remove(e.path(), ec);
+    if (e.is_regular_file(ec) && is_output(name)) fs::remove(e.path(), ec);
   }
   for (const fs::path& f : staged) {
-    fs::rename(f, dir / f.filename(), ec);
-    if (ec && failure.empty()) failure = fmt::format("cannot move {} into {}: {}", f.string(), dir.string(), ec.message());
+    fs::rename(f, dir_ / f.filename(), ec);
+    if (ec && failure.empty()) failure = fmt::format("cannot move {} into {}: {}", f.string(), dir_.string(), ec.message());
   }
-  fs::remove_all(staging, ec);
+  fs::remove_all(staging_, ec);
+  published_ = true;
   pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
   if (!failure.empty()) throw std::runtime_error(failure);
 }

@@ -42,11 +42,27 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 // The same with the content streamed by `write` (large files: traces).
 void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write);
 
-// Makes the files of `staging` (a folder inside `dir`, written completely) the outputs in `dir`:
-// removes the files of `dir` that `is_previous_output` names (an earlier run's outputs), moves
-// every staged file in, and removes `staging`, with SIGINT and SIGTERM held meanwhile, so that
-// an interrupt leaves `dir` all old or all new, never a mix. Other files in `dir` are left alone.
-void publish_staged_files(const std::filesystem::path& staging, const std::filesystem::path& dir,
-                          const std::function<bool(const std::string& file_name)>& is_previous_output);
+// A command's output folder written as one (run --out, validate --out, compare --out): the files
+// go into a hidden folder inside `dir`, then publish() removes the files of `dir` that
+// `is_output` names (an earlier run's outputs) and moves the new ones in, with SIGINT and SIGTERM
+// held meanwhile, so that `dir` holds the old outputs or the new ones, never a mix. Other files in
+// `dir` are left alone. Destroyed unpublished (an exception on the way), it removes the hidden
+// folder and leaves `dir` as it was.
+class StagedFolder {
+ public:
+  explicit StagedFolder(std::filesystem::path dir);
+  ~StagedFolder();
+  StagedFolder(const StagedFolder&) = delete;
+  StagedFolder& operator=(const StagedFolder&) = delete;
+
+  // Writes one file of the new outputs (write_file_atomically's checks).
+  void write(const std::string& name, std::string_view content) const;
+  void publish(const std::function<bool(const std::string& file_name)>& is_output);
+
+ private:
+  std::filesystem::path dir_;
+  std::filesystem::path staging_;
+  bool published_ = false;
+};
 
 }  // namespace tessera::sim::io
