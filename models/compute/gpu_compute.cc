@@ -150,6 +150,14 @@ void WorkgroupContext::compute(double flops, Dtype dtype, sim::Handler when_done
   owner_->compute_for(kernel_, cu_, flops, dtype, when_done, payload);
 }
 
+void WorkgroupContext::delay(sim::Tick ps, sim::Handler when_done, sim::Payload payload) {
+  owner_->delay(ps, when_done, payload);
+}
+
+void GpuCompute::delay(sim::Tick ps, sim::Handler when_done, sim::Payload payload) {
+  engine().schedule(ps, when_done, payload);
+}
+
 void WorkgroupContext::done() {
   if (!live_) throw std::logic_error("WorkgroupContext::done called twice");
   owner_->finish_workgroup(*this);

@@ -63,6 +63,10 @@ class GpuCompute : public sim::Component {
   // Matrix work on CU `cu`, shared with the other jobs of that CU (see MatrixUnit).
   void compute(std::uint32_t cu, double flops, Dtype dtype, sim::Handler when_done, sim::Payload payload = {});
 
+  // `when_done(payload)` after `ps`: a workgroup busy for a fixed time that uses no unit of the
+  // GPU (a library kernel's fixed cost). Throws sim::TimeRangeError past the end of time.
+  void delay(sim::Tick ps, sim::Handler when_done, sim::Payload payload = {});
+
   // The live workgroup with this handle (WorkgroupContext::handle()).
   WorkgroupContext& workgroup(std::uint32_t handle);
 

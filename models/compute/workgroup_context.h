@@ -29,6 +29,8 @@ class WorkgroupContext {
   // Runs `flops` of matrix work on this workgroup's CU, sharing the CU's matrix unit with the
   // other resident workgroups; `when_done(payload)` runs when it is finished.
   void compute(double flops, Dtype dtype, sim::Handler when_done, sim::Payload payload = {});
+  // Busy for `ps` without using the CU's units; `when_done(payload)` runs after it.
+  void delay(sim::Tick ps, sim::Handler when_done, sim::Payload payload = {});
   // Ends the workgroup: frees its slot. Call exactly once; the context is reused afterwards.
   void done();
 

@@ -161,6 +161,20 @@ const Schema<AtomicSpec>& atomics_schema() {
   return s;
 }
 
+const Schema<CollectiveLibrarySpec>& collective_library_schema() {
+  static const Schema<CollectiveLibrarySpec> s =
+      Schema<CollectiveLibrarySpec>("collective_library",
+                                    "the vendor collective library's kernels (NCCL, RCCL) on this GPU: GPU time per "
+                                    "kernel beyond the data movement and handshakes Tessera runs for them")
+          .time("ll_kernel_overhead", &CollectiveLibrarySpec::ll_kernel_overhead_ps,
+                "per collective kernel with the LL protocol; 0 s: none")
+          .time("ll128_kernel_overhead", &CollectiveLibrarySpec::ll128_kernel_overhead_ps,
+                "per collective kernel with the LL128 protocol; 0 s: none")
+          .time("simple_kernel_overhead", &CollectiveLibrarySpec::simple_kernel_overhead_ps,
+                "per collective kernel with the Simple protocol; 0 s: none");
+  return s;
+}
+
 const Schema<GpuSpec>& gpu_schema() {
   static const Schema<GpuSpec> s = Schema<GpuSpec>("gpu", "one GPU")
                                        .string("model", &GpuSpec::model, "product name")
@@ -171,6 +185,8 @@ const Schema<GpuSpec>& gpu_schema() {
                                        .nested("memory", &GpuSpec::memory, memory_schema())
                                        .nested("fabric", &GpuSpec::fabric, fabric_schema())
                                        .nested("atomics", &GpuSpec::atomics, atomics_schema())
+                                       .nested("collective_library", &GpuSpec::collective_library,
+                                               collective_library_schema())
                                        .check([](const GpuSpec& g) -> std::optional<std::string> {
                                          if (g.compute.num_dies % g.fabric.num_iods != 0) {
                                            return "compute.num_dies must be a multiple of fabric.num_iods";

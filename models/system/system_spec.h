@@ -104,6 +104,16 @@ struct InterconnectSpec {
   double pcie_bandwidth_bytes_per_s = 0;  // GPU <-> host, each direction
 };
 
+// The vendor collective library's kernels on this GPU (NCCL's, RCCL's): the GPU time each of
+// its collective kernels takes beyond the data movement and flag handshakes Tessera runs for it,
+// per protocol (measured as the kernel's duration minus Tessera's kernel; docs/validation.md,
+// "NCCL's kernels on the GPU"). 0: nothing beyond the model.
+struct CollectiveLibrarySpec {
+  sim::Tick ll_kernel_overhead_ps = 0;
+  sim::Tick ll128_kernel_overhead_ps = 0;
+  sim::Tick simple_kernel_overhead_ps = 0;
+};
+
 struct GpuSpec {
   std::string model = "unnamed";
   std::string vendor = "amd";
@@ -112,6 +122,7 @@ struct GpuSpec {
   MemorySpec memory;
   FabricSpec fabric;
   AtomicSpec atomics;
+  CollectiveLibrarySpec collective_library;
 };
 
 // What the host's software costs between kernels: CPU time the GPUs wait for when the host

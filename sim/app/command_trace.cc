@@ -39,10 +39,10 @@ constexpr std::uint64_t kWalkStepLimit = 50'000'000;
 // Text output lists at most this many kernels and host commands per rank (--json: all).
 constexpr std::size_t kMaxListed = 64;
 
-constexpr std::array<wt::OpKind, 11> kCountedOps = {wt::OpKind::kCompute,    wt::OpKind::kLoad,          wt::OpKind::kStore,
+constexpr std::array<wt::OpKind, 12> kCountedOps = {wt::OpKind::kCompute,    wt::OpKind::kLoad,          wt::OpKind::kStore,
                                                     wt::OpKind::kAtomicAdd,  wt::OpKind::kAtomicXchg,    wt::OpKind::kRelease,
                                                     wt::OpKind::kWait,       wt::OpKind::kBarrier,       wt::OpKind::kAtomicAddRange,
-                                                    wt::OpKind::kLoadAsync,  wt::OpKind::kWaitLoad};
+                                                    wt::OpKind::kLoadAsync,  wt::OpKind::kWaitLoad,        wt::OpKind::kDelay};
 
 std::string_view host_op_text(wt::HostOp op) {
   switch (op) {

@@ -272,6 +272,16 @@ std::uint32_t lane_groups(const NcclPlan& plan) { return plan.algorithm == NcclA
 
 }  // namespace
 
+std::uint64_t nccl_kernel_overhead_ps(const models::GpuSpec& gpu, NcclProtocol protocol) {
+  const models::CollectiveLibrarySpec& c = gpu.collective_library;
+  switch (protocol) {
+    case NcclProtocol::kLL: return c.ll_kernel_overhead_ps;
+    case NcclProtocol::kLL128: return c.ll128_kernel_overhead_ps;
+    case NcclProtocol::kSimple: return c.simple_kernel_overhead_ps;
+  }
+  return 0;
+}
+
 std::uint64_t nccl_fifo_bytes(const NcclPlan& plan) {
   return std::uint64_t{lane_groups(plan)} * std::max<std::uint32_t>(1, plan.channels) * plan.fifo_slices *
          slot_bytes_of(plan);
@@ -290,6 +300,7 @@ std::vector<std::uint32_t> append_nccl_collective(trace::TraceBuilder& builder, 
   std::vector<std::uint32_t> kernels;
   for (std::uint32_t r = 0; r < ranks; ++r) {
     ProgramBuilder p(fmt::format("{}_rank{}", spec.name, r));
+    if (spec.kernel_overhead_ps > 0) p.delay(Expr(i64(spec.kernel_overhead_ps)));
     p.set(kRegSent, Expr(0));
     p.set(kRegReceived, Expr(0));
     ProgramWriter w(p, l, spec);

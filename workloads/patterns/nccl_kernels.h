@@ -37,6 +37,11 @@
 // different strides (reduce_scatter.h's), each hop on another link, as NCCL's search spreads
 // rings over a mesh's links.
 //
+// What the programs leave out, measured: NCCL's kernels take a near-constant time longer than their
+// data movement and handshakes (on the H200 pair 9-12 us with Simple, 6-8 us with LL128, ~1 us
+// with LL, from 8 KiB to 32 MiB; docs/validation.md, "NCCL's kernels on the GPU"). The system
+// file gives it per protocol (gpu.collective_library); every workgroup starts with a delay of it.
+//
 // Not modelled: NCCL's direct pointers within one process (the last all-gather steps writing the
 // peer's output instead of its FIFO: the same link bytes, fewer local copies; tried, it made the
 // two-rank all_gather 15% faster than NCCL measured there, so NCCL apparently does not use it for
@@ -71,7 +76,13 @@ struct NcclKernelSpec {
   bool in_place = false;
   std::uint64_t flag_base = 0;
   std::uint32_t stream = 0;
+  // The library kernel's GPU time beyond what the program models (nccl_kernel_overhead_ps): every
+  // workgroup starts with a delay of it.
+  std::uint64_t kernel_overhead_ps = 0;
 };
+
+// The system's gpu.collective_library overhead of a kernel with `protocol`.
+std::uint64_t nccl_kernel_overhead_ps(const models::GpuSpec& gpu, NcclProtocol protocol);
 
 // The FIFO a rank holds for its channels (per rank, bytes).
 std::uint64_t nccl_fifo_bytes(const NcclPlan& plan);

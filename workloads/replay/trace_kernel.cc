@@ -193,6 +193,13 @@ bool TraceKernel::perform(std::uint32_t handle) {
                                  sim::bind<&TraceKernel::on_wait_satisfied>(this), handle);
       return false;
     }
+    case OpKind::kDelay:
+      // Time the workgroup spends without a unit of the machine: waiting, as a spin on a flag would be.
+      if (op.delay_ps() < 0) fail(handle, fmt::format("negative delay {} ps", op.delay_ps()));
+      if (op.delay_ps() == 0) return true;
+      enter(handle, wg, WorkgroupState::kWait);
+      wg.delay(static_cast<sim::Tick>(op.delay_ps()), sim::bind<&TraceKernel::on_done>(this), me);
+      return false;
     case OpKind::kWaitLoad: {
       const WorkgroupState waiting = waiting_state(state, static_cast<std::int8_t>(op.slot));
       if (waiting == WorkgroupState::kNone) return true;  // nothing in flight in the slot

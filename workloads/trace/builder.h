@@ -32,6 +32,13 @@ class ProgramBuilder {
     in.a = std::move(flops);
     return add(std::move(in));
   }
+  // The workgroup is busy for `ps` picoseconds, using nothing (format version 7).
+  ProgramBuilder& delay(Expr ps) {
+    Instr in;
+    in.kind = OpKind::kDelay;
+    in.a = std::move(ps);
+    return add(std::move(in));
+  }
   ProgramBuilder& load(std::uint32_t buffer, Expr owner_rank, Expr offset, Expr bytes) {
     return memory(OpKind::kLoad, buffer, std::move(owner_rank), std::move(offset), std::move(bytes));
   }

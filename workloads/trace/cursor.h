@@ -47,6 +47,8 @@ struct Op {
   std::int64_t acquire_bytes() const { return e; }
   // barrier
   std::int64_t barrier_id() const { return a; }
+  // delay
+  std::int64_t delay_ps() const { return a; }
 };
 
 class Cursor {

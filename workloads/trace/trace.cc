@@ -12,7 +12,7 @@ constexpr std::pair<std::string_view, OpKind> kOps[] = {
     {"atomic_add", OpKind::kAtomicAdd}, {"atomic_xchg", OpKind::kAtomicXchg}, {"release", OpKind::kRelease},
     {"wait", OpKind::kWait},       {"barrier", OpKind::kBarrier}, {"loop", OpKind::kLoop},
     {"end_loop", OpKind::kEndLoop}, {"set", OpKind::kSet}, {"atomic_add_range", OpKind::kAtomicAddRange},
-    {"load_async", OpKind::kLoadAsync}, {"wait_load", OpKind::kWaitLoad},
+    {"load_async", OpKind::kLoadAsync}, {"wait_load", OpKind::kWaitLoad}, {"delay", OpKind::kDelay},
 };
 
 bool uses_regs_ok(const Expr& e) {
@@ -70,6 +70,7 @@ std::uint32_t version_of(OpKind kind) {
     case OpKind::kAtomicAddRange: return 2;
     case OpKind::kLoadAsync:
     case OpKind::kWaitLoad: return 3;
+    case OpKind::kDelay: return kWorkgroupDelayVersion;
     default: return kOldestTraceVersion;
   }
 }

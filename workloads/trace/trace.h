@@ -23,6 +23,7 @@
 // | wait_load | slot | waits until every load_async issued with `slot` has arrived (version 3); a program's end waits for all |
 // | loop / end_loop | count | repeats the body `count` times; the counter i<depth> runs 0..count-1 |
 // | set | register, value | r<k> = value |
+// | delay | ps | the workgroup is busy for `ps` picoseconds, using nothing (a library kernel's fixed cost, a sleep) (version 7) |
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,11 +37,11 @@ namespace tessera::workloads::trace {
 
 // The format version this Tessera writes for traces that need it, and the oldest it reads.
 // Version 2 added atomic_add_range, version 3 load_async and wait_load, version 4 collective
-// kernels, version 5 the host's delay, version 6 a buffer's coherence; a trace of an older version is a newer one without those,
+// kernels, version 5 the host's delay, version 6 a buffer's coherence, version 7 a workgroup's delay; a trace of an older version is a newer one without those,
 // so all are read, and a trace keeps its version when written (required_version gives the lowest
 // version that holds a trace: TraceBuilder uses it, so generated traces without the new ops stay
 // readable by an older Tessera, byte for byte as that one wrote them).
-inline constexpr std::uint32_t kTraceVersion = 6;
+inline constexpr std::uint32_t kTraceVersion = 7;
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
 // Slots of a workgroup's outstanding non-blocking loads (load_async, wait_load): 0..kNumLoadSlots-1.
 inline constexpr int kNumLoadSlots = 8;
@@ -64,11 +65,13 @@ enum class OpKind : std::uint8_t {
   kAtomicAddRange,  // version 2: appended so that the earlier ops keep their binary codes
   kLoadAsync,       // version 3
   kWaitLoad,        // version 3
+  kDelay,           // version 7
 };
 std::string_view op_name(OpKind kind);
 std::optional<OpKind> parse_op(std::string_view name);
 // The first format version that has the op.
 std::uint32_t version_of(OpKind kind);
+inline constexpr std::uint32_t kWorkgroupDelayVersion = 7;
 // A load, blocking or not (load_async moves the same bytes as load).
 inline bool is_load(OpKind kind) { return kind == OpKind::kLoad || kind == OpKind::kLoadAsync; }
 
@@ -90,6 +93,7 @@ inline constexpr std::uint32_t kNoBuffer = ~std::uint32_t{0};
 //   barrier:  scope, a = id
 //   loop:     a = count
 //   set:      target = register index, a = value
+//   delay:    a = picoseconds
 struct Instr {
   OpKind kind = OpKind::kCompute;
   models::compute::Dtype dtype = models::compute::Dtype::kFp16;
@@ -170,7 +174,7 @@ struct Trace {
   std::optional<std::uint32_t> find_program(std::string_view name) const;
 };
 
-// The lowest format version that holds `trace`: 6 when a buffer is fine-grained, 5 when a host has a delay, 4 when a kernel is
+// The lowest format version that holds `trace`: 7 when a program has a delay, 6 when a buffer is fine-grained, 5 when a host has a delay, 4 when a kernel is
 // collective, 3 when it uses load_async or wait_load, 2 when it uses atomic_add_range, else 1.
 std::uint32_t required_version(const Trace& trace);
 

@@ -187,7 +187,7 @@ Instr read_instr(ByteReader& r) {
   static constexpr std::array<std::string_view, kNumExprFields> kExprNames = {"expression a", "expression b", "expression c",
                                                                              "expression d", "expression e"};
   Instr in;
-  in.kind = r.enumerated("op", OpKind::kWaitLoad);
+  in.kind = r.enumerated("op", OpKind::kDelay);
   in.dtype = r.enumerated("dtype", models::compute::Dtype::kFp32);
   in.compare = r.enumerated("compare", models::sync::Compare::kLt);
   in.scope = r.enumerated("scope", BarrierScope::kAllRanks);

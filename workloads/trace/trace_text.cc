@@ -37,10 +37,10 @@ constexpr std::array<Dtype, 4> kDtypes = {Dtype::kFp16, Dtype::kBf16, Dtype::kFp
 constexpr std::array<BarrierScope, 3> kScopes = {BarrierScope::kWorkgroup, BarrierScope::kDevice, BarrierScope::kAllRanks};
 constexpr std::array<Coherence, 2> kCoherences = {Coherence::kCoarse, Coherence::kFine};
 constexpr std::array<HostOp, 4> kHostOps = {HostOp::kLaunch, HostOp::kSync, HostOp::kRankBarrier, HostOp::kDelay};
-constexpr std::array<OpKind, 14> kOpKinds = {OpKind::kCompute,    OpKind::kLoad,    OpKind::kStore,   OpKind::kAtomicAdd,
+constexpr std::array<OpKind, 15> kOpKinds = {OpKind::kCompute,    OpKind::kLoad,    OpKind::kStore,   OpKind::kAtomicAdd,
                                              OpKind::kAtomicXchg, OpKind::kRelease, OpKind::kWait,    OpKind::kBarrier,
                                              OpKind::kLoop,       OpKind::kEndLoop, OpKind::kSet,     OpKind::kAtomicAddRange,
-                                             OpKind::kLoadAsync,  OpKind::kWaitLoad};
+                                             OpKind::kLoadAsync,  OpKind::kWaitLoad, OpKind::kDelay};
 
 // Letters rather than compare_name()'s symbols: easier to type and to read in JSON.
 std::string_view compare_text(Compare c) {
@@ -80,6 +80,7 @@ const std::vector<std::string>& op_keys(OpKind kind) {
   static const std::vector<std::string> kLoop = {"op", "count"};
   static const std::vector<std::string> kEndLoop = {"op"};
   static const std::vector<std::string> kSet = {"op", "register", "value"};
+  static const std::vector<std::string> kDelay = {"op", "ps"};
   switch (kind) {
     case OpKind::kCompute: return kCompute;
     case OpKind::kLoad:
@@ -95,6 +96,7 @@ const std::vector<std::string>& op_keys(OpKind kind) {
     case OpKind::kAtomicAddRange: return kAtomicRange;
     case OpKind::kLoadAsync: return kLoadAsync;
     case OpKind::kWaitLoad: return kWaitLoad;
+    case OpKind::kDelay: return kDelay;
   }
   return kEndLoop;
 }
@@ -461,6 +463,7 @@ class TextReader {
         in.target = slot_of(f.need("slot", what), f.path("slot"));
         break;
       case OpKind::kWaitLoad: in.target = slot_of(f.need("slot", what), f.path("slot")); break;
+      case OpKind::kDelay: in.a = f.expr("ps", what); break;
       case OpKind::kAtomicAddRange:
         in.buffer = lookup(f.need("buffer", what), f.path("buffer"), "buffer", buffers_);
         in.a = f.expr("rank", what);
@@ -707,6 +710,7 @@ ojson op_json(const Instr& in, const Trace& t) {
       o["slot"] = in.target;
       break;
     case OpKind::kWaitLoad: o["slot"] = in.target; break;
+    case OpKind::kDelay: o["ps"] = expr_json(in.a); break;
   }
   return o;
 }

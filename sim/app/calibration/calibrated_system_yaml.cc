@@ -95,13 +95,18 @@ std::vector<std::string> key_comments(const FitOutcome& fit, const FittedValue& 
   std::vector<std::string> lines;
   if (first_of_fit) {
     lines.push_back(fmt::format("fit '{}': {}", fit.fit, fit.model));
-    lines.push_back(fmt::format("{} point(s) from: {}", fit.files.size(), fmt::join(fit.files, ", ")));
-    if (fit.direct.points != fit.files.size()) {
+    if (fit.direct.points > fit.files.size()) {
+      // Files of several points each (a collective library's kernel times).
+      lines.push_back(fmt::format("{} point(s) from {} file(s): {}", fit.direct.points, fit.files.size(), fmt::join(fit.files, ", ")));
+    } else {
+      lines.push_back(fmt::format("{} point(s) from: {}", fit.files.size(), fmt::join(fit.files, ", ")));
+    }
+    if (fit.direct.points < fit.files.size()) {
       lines.push_back(fmt::format("the direct fit used the {} that run a workgroup on every CU; the refinement all", fit.direct.points));
     }
     for (const std::string& n : fit.notes) lines.push_back(n);
   } else {
-    lines.push_back(fmt::format("fit '{}': the same {} point(s) as {}", fit.fit, fit.files.size(), first_key));
+    lines.push_back(fmt::format("fit '{}': the same {} point(s) as {}", fit.fit, std::max(fit.files.size(), fit.direct.points), first_key));
   }
   std::string residuals = fmt::format("residual of the direct fit: RMS {}", residual_text(fit.direct, fit.unit));
   if (fit.tessera) {

@@ -61,6 +61,9 @@ const std::vector<CalibrationKey>& calibration_keys() {
       TESSERA_FRACTION_KEY("gpu.compute.matrix_efficiency.fp8", gpu.compute.matrix_efficiency.fp8),
       TESSERA_FRACTION_KEY("gpu.compute.matrix_efficiency.fp32", gpu.compute.matrix_efficiency.fp32),
       TESSERA_TIME_KEY("host.collective_call", host.collective_call_ps),
+      TESSERA_TIME_KEY("gpu.collective_library.ll_kernel_overhead", gpu.collective_library.ll_kernel_overhead_ps),
+      TESSERA_TIME_KEY("gpu.collective_library.ll128_kernel_overhead", gpu.collective_library.ll128_kernel_overhead_ps),
+      TESSERA_TIME_KEY("gpu.collective_library.simple_kernel_overhead", gpu.collective_library.simple_kernel_overhead_ps),
   };
   return keys;
 }

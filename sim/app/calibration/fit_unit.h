@@ -44,6 +44,9 @@ struct FitInputs {
   // --system as given (a name or a file): what a fit that builds its own Tessera runs loads them
   // with before putting `system` in; empty: the system's name.
   std::string_view system_argument = {};
+  // The collective library's kernel times under the measured folder (library_kernel_times.h);
+  // null: none.
+  const std::vector<measured::LibraryKernelTime>* kernel_times = nullptr;
 };
 
 struct FittedValue {

@@ -13,6 +13,7 @@ FitUnit flag_fit();     // flag_pingpong -> poll_interval
 FitUnit matrix_fit();   // matrix_rate -> matrix_efficiency.<dtype>
 FitUnit kstep_fit();    // kstep_load -> l2.hit_latency (loaded)
 FitUnit kernel_efficiency_fit();  // matrix_rate with a kernel, attention_step -> kernel_efficiency
+FitUnit collective_kernel_fit();  // NCCL kernel times up to 512 KiB -> gpu.collective_library.*_kernel_overhead
 FitUnit collective_call_fit();    // nccl_* up to 64 KiB -> host.collective_call
 
 // The measured quantity of a collective-library result (nccl_*): the mean time of one collective.
@@ -22,8 +23,9 @@ const measured::CaseQuantity& library_collective_quantity();
 // the HBM, because a copy's stores cross the L2 in Tessera; HBM before the links, whose transfers
 // start or end in HBM; atomics before the links, because remote against local atomics give the
 // link latency (which the links' small transfers contain); flags last, whose one-way time contains
-// both. collective_call after every other: it runs Tessera's model of the library, whose GPU-side
-// time contains the launch, link and flag keys.
+// both. collective_kernel and collective_call after every other: they run Tessera's model of the
+// library, whose GPU-side time contains the launch, link and flag keys; collective_kernel first,
+// because the library's kernels are part of what collective_call's points run.
 const std::vector<FitUnit>& fit_units();
 
 }  // namespace tessera::app::calibration

@@ -84,6 +84,11 @@ ParsedFile parse_measured_case(const nlohmann::json& document, const std::filesy
                             fmt::format("missing required key (a kernel-suite result has schema \"{}\")", kResultSchema));
   }
   const std::string schema_name = schema->get<std::string>();
+  if (schema_name == kLibraryKernelTimesSchema) {
+    parsed.not_a_result_reason = fmt::format("schema \"{}\": a collective library's kernel times", schema_name);
+    parsed.kernel_times = parse_library_kernel_times(document, display_name);
+    return parsed;
+  }
   if (schema_name != kResultSchema) {
     if (schema_name.starts_with(kResultSchemaFamily)) {
       throw MeasuredDataError(display_name, "schema",

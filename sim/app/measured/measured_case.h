@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/app/measured/library_kernel_times.h"
+
 namespace tessera::app::measured {
 
 inline constexpr const char* kResultSchema = "tessera-kernels-result/1";
@@ -48,6 +50,8 @@ struct ParsedFile {
   bool is_result = false;
   std::string not_a_result_reason;
   MeasuredCase result;
+  // A document of kLibraryKernelTimesSchema (not a result): its cases.
+  std::vector<LibraryKernelTime> kernel_times;
 };
 
 // Reads one result document. Throws MeasuredDataError naming `display_name` and the key when a

@@ -59,7 +59,9 @@ MeasuredSet read_measured_folder(const std::filesystem::path& folder) {
   for (const fs::path& file : files) {
     const std::string display = (folder / file.lexically_relative(folder)).lexically_normal().string();
     ParsedFile parsed = parse_measured_file(file, display);
-    if (!parsed.is_result) {
+    if (!parsed.kernel_times.empty()) {
+      for (LibraryKernelTime& t : parsed.kernel_times) set.library_kernel_times.push_back(std::move(t));
+    } else if (!parsed.is_result) {
       set.skipped.push_back({display, parsed.not_a_result_reason});
     } else if (parsed.result.status != "passed") {
       set.skipped.push_back({display, "status failed"});

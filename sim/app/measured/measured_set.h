@@ -18,6 +18,8 @@ struct MeasuredSet {
   std::filesystem::path folder;
   std::vector<MeasuredCase> usable;  // passed, not shared_gpu; both kinds, in file-name order
   std::vector<SkippedFile> skipped;
+  // The cases of every collective library's kernel-time file (library_kernel_times.h), in file order.
+  std::vector<LibraryKernelTime> library_kernel_times;
 
   std::vector<const MeasuredCase*> microbenchmarks() const;
   std::vector<const MeasuredCase*> patterns() const;

@@ -127,12 +127,16 @@ nlohmann::json library_collective_workload(const LibraryCollective& c, const std
 }
 
 run::RunSpec library_collective_run(const measured::MeasuredCase& result, const std::string& system, const nlohmann::json& workload) {
+  return library_collective_run(result.display_name, system, workload);
+}
+
+run::RunSpec library_collective_run(const std::string& source, const std::string& system, const nlohmann::json& workload) {
   sim::config::FileResolver resolver;
   resolver.add_embedded(sim::config::embedded_files());
   const sim::config::ConfigLoader loader(resolver);
   // JSON is YAML: errors point into this text, named after the result file.
   const std::string text = fmt::format("system: {}\nworkload: {}\n", nlohmann::json(system).dump(), workload.dump());
-  return run::read_run_spec(loader.load_run_text(text, fmt::format("{} (collective case)", result.display_name)));
+  return run::read_run_spec(loader.load_run_text(text, fmt::format("{} (collective case)", source)));
 }
 
 std::uint32_t validation_iterations(std::uint64_t size_bytes) {

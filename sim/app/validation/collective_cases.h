@@ -66,6 +66,8 @@ nlohmann::json library_collective_workload(const LibraryCollective& c, const std
 // config::ConfigError located at "<result file> (collective case)".
 run::RunSpec library_collective_run(const measured::MeasuredCase& result, const std::string& system,
                                     const nlohmann::json& workload);
+// The same for a source named `source` (a file, as errors name it).
+run::RunSpec library_collective_run(const std::string& source, const std::string& system, const nlohmann::json& workload);
 
 // The iterations validate runs a case of this size with.
 std::uint32_t validation_iterations(std::uint64_t size_bytes);

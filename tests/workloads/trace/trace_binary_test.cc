@@ -113,12 +113,12 @@ TEST_CASE("the header: magic and version") {
   const std::string good = bytes_of(test::sample_trace());
   CHECK(error_of("") == R"(t.tsrt: byte 0: not a binary trace (the magic bytes "TSRTRACE" are missing))");
   CHECK(error_of("{\"tessera_trace\": 1}") == R"(t.tsrt: byte 0: not a binary trace (the magic bytes "TSRTRACE" are missing))");
-  std::string v7 = good;
-  put_u32(v7, 8, 7);
-  CHECK(error_of(v7) == "t.tsrt: byte 8: format version 7 (this Tessera reads versions 1 to 6)");
+  std::string v8 = good;
+  put_u32(v8, 8, 8);
+  CHECK(error_of(v8) == "t.tsrt: byte 8: format version 8 (this Tessera reads versions 1 to 7)");
   std::string v0 = good;
   put_u32(v0, 8, 0);
-  CHECK(error_of(v0) == "t.tsrt: byte 8: format version 0 (this Tessera reads versions 1 to 6)");
+  CHECK(error_of(v0) == "t.tsrt: byte 8: format version 0 (this Tessera reads versions 1 to 7)");
   // The sample uses load_async, which version 2 does not have.
   std::string v2 = good;
   put_u32(v2, 8, 2);
