@@ -125,13 +125,20 @@ class ProgramWriter {
     const Expr input_at = all_gather && !spec_.in_place ? lo : block + lo;
     const Expr output_at = reduce_scatter ? lo : block + lo;
 
+    // A reduction's two sources are read together (NCCL's threads load both in one pass).
+    const bool two_sources = (s.prims & kRecv) != 0u && (s.prims & kInput) != 0u;
     if ((s.prims & kRecv) != 0u) {
       const Expr slot = fifo_slot(l_, peers.recv_group, kRegReceived);
       p_.wait(me, tail_flag(l_, spec_.flag_base, peers.recv_group), models::sync::Compare::kGe,
               trace::reg(kRegReceived) + Expr(1), spec_.fifo_buffer, slot, wire);
-      p_.load(spec_.fifo_buffer, me, slot, wire);
+      if (two_sources) {
+        p_.load_async(spec_.fifo_buffer, me, slot, wire, 0);
+      } else {
+        p_.load(spec_.fifo_buffer, me, slot, wire);
+      }
     }
     if ((s.prims & kInput) != 0u) p_.load(spec_.input_buffer, me, input_at, bytes);
+    if (two_sources) p_.wait_load(0);
     if ((s.prims & kReduce) != 0u) {
       p_.compute((trace::div(trace::reg(kRegHi), q) - trace::div(trace::reg(kRegLo), q)) * kFlopsPerAdd,
                  models::compute::Dtype::kFp32);
