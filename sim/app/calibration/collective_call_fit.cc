@@ -26,7 +26,7 @@
 #include <fmt/format.h>
 
 #include "sim/app/calibration/fits.h"
-#include "sim/app/sweep/sweep_runner.h"
+#include "sim/app/calibration/library_collective_runs.h"
 #include "sim/app/validation/collective_cases.h"
 #include "sim/config/units.h"
 
@@ -64,24 +64,13 @@ std::vector<double> tessera_times(const FitInputs& in, const models::SystemSpec&
     spec.options.max_wall = in.refine.max_wall;
     runs.push_back(std::move(spec));
   }
-  std::vector<double> times(points.size(), 0.0);
-  std::vector<std::string> errors(points.size());
-  sweep::run_parallel(points.size(), std::max(1U, in.refine.jobs), [&](std::size_t i) {
-    const sweep::PointResult r = sweep::run_point(i, runs[i]);
-    if (!r.ok) {
-      errors[i] = r.error;
-    } else if (!r.result->result.complete || !r.result->result.collective) {
-      errors[i] = "the run reported no collective figures";
-    } else {
-      times[i] = r.result->result.collective->time_us * 1e3;
-    }
-  });
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    if (!errors[i].empty()) {
-      throw std::runtime_error(fmt::format("Tessera could not run {} (host: {}): {}", points[i].point->source->display_name, host, errors[i]));
-    }
-  }
-  return times;
+  return run_library_collectives(
+      std::move(runs), in.refine.jobs,
+      [](const workloads::WorkloadResult& w) {
+        if (!w.collective) throw std::runtime_error("the run reported no collective figures");
+        return w.collective->time_us * 1e3;
+      },
+      [&](std::size_t i) { return fmt::format("{} (host: {})", points[i].point->source->display_name, host); });
 }
 
 std::string us(double ns) { return fmt::format("{:.2f} us", ns / 1e3); }

@@ -17,13 +17,12 @@
 // rate, which validate checks. The median, as collective_call's: robust to one slow point.
 #include <algorithm>
 #include <array>
-#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "sim/app/calibration/fits.h"
-#include "sim/app/sweep/sweep_runner.h"
+#include "sim/app/calibration/library_collective_runs.h"
 #include "sim/app/validation/collective_cases.h"
 #include "sim/config/units.h"
 
@@ -72,33 +71,21 @@ std::vector<double> tessera_kernel_ns(const FitInputs& in, const models::SystemS
     spec.options.max_wall = in.refine.max_wall;
     runs.push_back(std::move(spec));
   }
-  std::vector<double> times(points.size(), 0.0);
-  std::vector<std::string> errors(points.size());
-  sweep::run_parallel(points.size(), std::max(1U, in.refine.jobs), [&](std::size_t i) {
-    const sweep::PointResult r = sweep::run_point(i, runs[i]);
-    if (!r.ok) {
-      errors[i] = r.error;
-      return;
-    }
-    const workloads::WorkloadResult& w = r.result->result;
-    if (!w.complete || !w.breakdown || w.breakdown->kernels.empty()) {
-      errors[i] = "the run reported no kernels";
-      return;
-    }
-    double shortest = -1;
-    for (const workloads::KernelTiming& k : w.breakdown->kernels) {
-      const double ns = static_cast<double>(k.end_ps - k.start_ps) / 1e3;
-      if (shortest < 0 || ns < shortest) shortest = ns;
-    }
-    times[i] = shortest;
-  });
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    if (!errors[i].empty()) {
-      throw std::runtime_error(fmt::format("Tessera could not run {} ({} {} of {}): {}", points[i]->display_name, points[i]->op,
-                                           points[i]->protocol, sim::config::format_bytes(points[i]->size_bytes), errors[i]));
-    }
-  }
-  return times;
+  return run_library_collectives(
+      std::move(runs), in.refine.jobs,
+      [](const workloads::WorkloadResult& w) {
+        if (!w.breakdown || w.breakdown->kernels.empty()) throw std::runtime_error("the run reported no kernels");
+        double shortest = -1;
+        for (const workloads::KernelTiming& k : w.breakdown->kernels) {
+          const double ns = static_cast<double>(k.end_ps - k.start_ps) / 1e3;
+          if (shortest < 0 || ns < shortest) shortest = ns;
+        }
+        return shortest;
+      },
+      [&](std::size_t i) {
+        return fmt::format("{} ({} {} of {})", points[i]->display_name, points[i]->op, points[i]->protocol,
+                           sim::config::format_bytes(points[i]->size_bytes));
+      });
 }
 
 FitOutcome fit(const FitInputs& in) {
