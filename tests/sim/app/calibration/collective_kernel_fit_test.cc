@@ -114,3 +114,30 @@ TEST_CASE("a collective's kernels take the system's overhead of their protocol l
   // Another protocol's overhead does not apply.
   CHECK(time_us(none + " --set 'system.gpu.collective_library.ll_kernel_overhead=7 us'") == doctest::Approx(bare).epsilon(1e-12));
 }
+
+TEST_CASE("tessera calibrate: a kernel-time file with a bad case is bad input, named by file and key, and nothing is written") {
+  const auto dir = test::synthetic_folder("collective-kernel-bad");
+  nlohmann::json doc = kernel_times("Simple", {{"all_gather", 8192, 13.0}});
+  doc["cases"][0]["size_bytes"] = "8 KiB";
+  test::write_json(dir / "k.json", doc);
+  const auto out = dir / "out.yaml";
+  const test::ProcessResult r =
+      test::run_tessera(fmt::format("calibrate --measured '{}' --system h200-2 --out '{}'", dir.string(), out.string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("k.json: cases[0].size_bytes: expected a positive count of bytes") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("tessera calibrate: the kernel overheads from kernel-time files reach the written system") {
+  const auto dir = test::synthetic_folder("collective-kernel-calibrate");
+  test::write_json(dir / "simple.json", kernel_times("Simple", {{"all_gather", 8192, 20.0}, {"all_reduce", 32768, 24.0}}));
+  const auto out = dir / "out.yaml";
+  const test::ProcessResult r =
+      test::run_tessera(fmt::format("calibrate --measured '{}' --system h200-2 --out '{}' --jobs 2", dir.string(), out.string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("fit 'collective_kernel'") != std::string::npos);
+  CHECK(text.find("simple_kernel_overhead:") != std::string::npos);
+  CHECK(text.find("2 point(s) from 1 file(s)") != std::string::npos);
+}
