@@ -22,6 +22,8 @@ constexpr int kRegHi = 2;        // (k + 1) x E
 constexpr int kRegSent = 3;      // slices this workgroup has stored into its receiver's FIFO
 constexpr int kRegReceived = 4;  // slices it has taken from its own FIFO
 constexpr int kRegClass = 5;     // scratch: which ring (stride class) this workgroup's channel is on
+// The load slot of a reduction's two sources (load_async / wait_load).
+constexpr std::uint8_t kSourcesSlot = 0;
 
 std::int64_t i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
@@ -132,13 +134,13 @@ class ProgramWriter {
       p_.wait(me, tail_flag(l_, spec_.flag_base, peers.recv_group), models::sync::Compare::kGe,
               trace::reg(kRegReceived) + Expr(1), spec_.fifo_buffer, slot, wire);
       if (two_sources) {
-        p_.load_async(spec_.fifo_buffer, me, slot, wire, 0);
+        p_.load_async(spec_.fifo_buffer, me, slot, wire, kSourcesSlot);
       } else {
         p_.load(spec_.fifo_buffer, me, slot, wire);
       }
     }
     if ((s.prims & kInput) != 0u) p_.load(spec_.input_buffer, me, input_at, bytes);
-    if (two_sources) p_.wait_load(0);
+    if (two_sources) p_.wait_load(kSourcesSlot);
     if ((s.prims & kReduce) != 0u) {
       p_.compute((trace::div(trace::reg(kRegHi), q) - trace::div(trace::reg(kRegLo), q)) * kFlopsPerAdd,
                  models::compute::Dtype::kFp32);

@@ -11,22 +11,25 @@
 namespace tessera::app::measured {
 namespace {
 
+// "key" at the top level, "cases[3].key" inside a case.
+std::string key_path(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
+
 const nlohmann::json& need(const nlohmann::json& object, const char* key, const std::string& file, const std::string& path) {
   const auto it = object.find(key);
-  if (it == object.end()) throw MeasuredDataError(file, path.empty() ? key : path + "." + key, "missing required key");
+  if (it == object.end()) throw MeasuredDataError(file, key_path(path, key), "missing required key");
   return *it;
 }
 
 std::string text(const nlohmann::json& object, const char* key, const std::string& file, const std::string& path) {
   const nlohmann::json& v = need(object, key, file, path);
-  if (!v.is_string()) throw MeasuredDataError(file, path.empty() ? key : path + "." + key, fmt::format("expected a string, got {}", v.dump()));
+  if (!v.is_string()) throw MeasuredDataError(file, key_path(path, key), fmt::format("expected a string, got {}", v.dump()));
   return v.get<std::string>();
 }
 
 double number(const nlohmann::json& object, const char* key, const std::string& file, const std::string& path) {
   const nlohmann::json& v = need(object, key, file, path);
   if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0) {
-    throw MeasuredDataError(file, path + "." + key, fmt::format("expected a positive number, got {}", v.dump()));
+    throw MeasuredDataError(file, key_path(path, key), fmt::format("expected a positive number, got {}", v.dump()));
   }
   return v.get<double>();
 }
@@ -54,7 +57,7 @@ std::vector<LibraryKernelTime> parse_library_kernel_times(const nlohmann::json& 
     throw MeasuredDataError(file, "world_size", fmt::format("expected a count of GPUs (1..1024), got {}", world.dump()));
   }
   const std::string device = text(document, "device", file, "");
-  const std::string library = "NCCL " + text(document, "nccl", file, "");
+  text(document, "nccl", file, "");  // the library's version: required, as every measured file names what ran
   const std::string dtype = text(document, "dtype", file, "");
   const std::string algorithm = forced(environment, "NCCL_ALGO", {"ring", "tree"});
   const std::string protocol = forced(environment, "NCCL_PROTO", {"ll", "ll128", "simple"});
@@ -68,7 +71,6 @@ std::vector<LibraryKernelTime> parse_library_kernel_times(const nlohmann::json& 
     LibraryKernelTime t;
     t.display_name = file;
     t.device = device;
-    t.library = library;
     t.algorithm = algorithm;
     t.protocol = protocol;
     t.dtype = dtype;

@@ -6,7 +6,6 @@
 // Unlike the suite's collective results (one host thread, back to back: the host's pace or the
 // GPU's), these separate the GPU from the host; calibrate's collective_kernel fit reads them.
 #include <cstdint>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -19,7 +18,6 @@ inline constexpr const char* kLibraryKernelTimesSchema = "tessera-nccl-kernel-ti
 struct LibraryKernelTime {
   std::string display_name;  // the file, as under the measured folder
   std::string device;        // "NVIDIA H200"
-  std::string library;       // "NCCL 2.28.9"
   std::string algorithm;     // "ring", "tree" when NCCL_ALGO forced one; else "auto"
   std::string protocol;      // "ll", "ll128", "simple" when NCCL_PROTO forced one; else "auto"
   std::string op;            // "all_gather", "reduce_scatter", "all_reduce"
