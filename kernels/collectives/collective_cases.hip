@@ -10,12 +10,19 @@
 // back to back on every rank's stream between two device events; a sample is the slowest rank's event time over
 // `iters`, so timing.mean_ns is the mean time of one collective (nccl-tests' "time").
 //
+// Whether that time is the host's pace or the GPUs' is not in it, so two host times are recorded beside it (the
+// steady clock around the host's loop of `iters` collectives, per collective): `host_issue_us` during the timed
+// samples, and `host_issue_held_us` with every GPU held at a start gate until the loop has returned (nothing runs on
+// a GPU, so the host's calls cannot wait for one: the host's own cost of a collective). Where the first equals the
+// collective's time and the second is shorter, the host's calls wait for the GPUs.
+//
 // Inputs are uniform in [0.5, 1) from a seed per rank (positive, so that every partial sum of a reduction is at most
 // the final one and the rounding bound below holds); the check compares a deterministic sample of every rank's
 // output with a double-precision host reference.
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -25,6 +32,7 @@
 #include "collectives/collective_library.h"
 #include "collectives/collective_sizes.h"
 #include "harness/device_data.h"
+#include "harness/start_gate.h"
 #include "harness/timing.h"
 #include "micro/micro_cases.h"
 
@@ -156,7 +164,7 @@ class Collective final : public Case {
         context.use(rank);
         HIP_CHECK(hipEventRecord(starts[rank], context.stream(rank)));
       }
-      for (std::int64_t i = 0; i < iters_; ++i) issue(context);
+      host_issue_ns_.push_back(issue_loop_ns(context));
       for (int rank = 0; rank < ranks; ++rank) {
         context.use(rank);
         HIP_CHECK(hipEventRecord(stops[rank], context.stream(rank)));
@@ -175,6 +183,16 @@ class Collective final : public Case {
       context.use(rank);
       HIP_CHECK(hipEventDestroy(starts[rank]));
       HIP_CHECK(hipEventDestroy(stops[rank]));
+    }
+    // The host's own cost: every GPU held at a gate while the host issues a sample's collectives.
+    StartGate gate(context);
+    for (int sample = 0; sample < options.repeats; ++sample) {
+      gate.close();
+      for (int rank = 0; rank < ranks; ++rank) gate.hold(context, rank);
+      const double ns = issue_loop_ns(context);
+      gate.release();
+      context.synchronize_all();
+      host_issue_held_ns_.push_back(ns);
     }
   }
 
@@ -272,6 +290,8 @@ class Collective final : public Case {
     metrics["algbw_GBps_median"] = bytes / timing.median_ns;
     metrics["busbw_GBps_median"] = bytes / timing.median_ns * factor;
     // The suite's bandwidth names (counted bytes over the timed span, as p2p_copy): algbw.
+    metrics["host_issue_us"] = mean_of(host_issue_ns_) / 1e3;
+    metrics["host_issue_held_us"] = mean_of(host_issue_held_ns_) / 1e3;
     metrics["counted_bytes"] = bytes;
     metrics["bandwidth_GBps_mean"] = bytes / timing.mean_ns;
     metrics["bandwidth_GBps_median"] = bytes / timing.median_ns;
@@ -293,6 +313,20 @@ class Collective final : public Case {
 
  private:
   int data_type() const { return element_bytes_ == 2 ? CollectiveLibrary::kFloat16 : CollectiveLibrary::kFloat32; }
+
+  // The host's time per collective of a loop of `iters` collectives (steady clock, ns).
+  double issue_loop_ns(Context& context) {
+    const auto start = std::chrono::steady_clock::now();
+    for (std::int64_t i = 0; i < iters_; ++i) issue(context);
+    const std::chrono::duration<double, std::nano> spent = std::chrono::steady_clock::now() - start;
+    return spent.count() / static_cast<double>(iters_);
+  }
+
+  static double mean_of(const std::vector<double>& values) {
+    double sum = 0;
+    for (double v : values) sum += v;
+    return values.empty() ? 0.0 : sum / static_cast<double>(values.size());
+  }
 
   // One collective on every rank: one call per communicator inside one group (a single thread drives every GPU);
   // all_to_all: an ncclSend and an ncclRecv per rank and peer, all in the group.
@@ -368,6 +402,7 @@ class Collective final : public Case {
   std::vector<void*> send_, receive_;
   std::size_t send_bytes_ = 0;
   std::size_t receive_bytes_ = 0;
+  std::vector<double> host_issue_ns_, host_issue_held_ns_;  // per sample, per collective
 };
 
 CaseInfo collective_case(CollectiveOp op, const std::string& what, const std::string& size_meaning) {

@@ -79,7 +79,10 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--calls", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--sizes", type=int, nargs="+", default=SIZES,
+                    help="sizes in bytes as nccl-tests counts them (default: 8 KiB to 128 MiB by powers of 4)")
     args = ap.parse_args()
+    sizes = args.sizes
 
     dist.init_process_group("nccl")
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -90,7 +93,7 @@ def main():
 
     results = []
     for op in OPS:
-        for size in SIZES:
+        for size in sizes:
             call = make_call(op, size, world, device)
             for _ in range(args.warmup):
                 call()
@@ -127,7 +130,7 @@ def main():
     if rank == 0:
         rows = []
         for op in OPS:
-            for size in SIZES:
+            for size in sizes:
                 per_rank = [r for rs in gathered for r in rs if r["op"] == op and r["size_bytes"] == size]
                 per_rank.sort(key=lambda r: r["rank"])
                 n = min(len(r["isolated_kernel_us"]) for r in per_rank)
