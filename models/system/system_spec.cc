@@ -1,5 +1,6 @@
 #include "models/system/system_spec.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -196,12 +197,162 @@ const Schema<GpuSpec>& gpu_schema() {
   return s;
 }
 
+using sim::config::CheckProblem;
+
+const Schema<LinkSpec>& link_schema() {
+  static const Schema<LinkSpec> s =
+      Schema<LinkSpec>("link", "count links between two endpoints, each way")
+          .string_list("between", &LinkSpec::between, "the two endpoints: gpuN (N from 0) or a switch's name")
+          .required()
+          .count("count", &LinkSpec::count, "links between the two, each way")
+          .range(1, 64)
+          .bandwidth("bandwidth", &LinkSpec::bandwidth_bytes_per_s,
+                     "per link, per direction; not set: the interconnect's link_bandwidth")
+          .time("latency", &LinkSpec::latency_ps, "one-way; not set: the interconnect's link_latency")
+          .check([](const LinkSpec& l) -> std::optional<CheckProblem> {
+            if (l.between.size() != 2) {
+              return CheckProblem({"between"}, fmt::format("a link joins two endpoints, got {}", l.between.size()));
+            }
+            if (l.between[0] == l.between[1]) {
+              return CheckProblem({"between"}, fmt::format("a link joins two different endpoints, got '{}' twice",
+                                                           l.between[0]));
+            }
+            if (l.bandwidth_bytes_per_s && !(*l.bandwidth_bytes_per_s > 0)) {
+              return CheckProblem({"bandwidth"}, "a link's bandwidth must be more than 0 B/s");
+            }
+            return std::nullopt;
+          });
+  return s;
+}
+
+const Schema<SwitchSpec>& switch_schema() {
+  static const Schema<SwitchSpec> s =
+      Schema<SwitchSpec>("switch", "a switch that links may name: a non-blocking crossbar as wide as its ports")
+          .string("name", &SwitchSpec::name, "what links call it (not gpuN)")
+          .required()
+          .time("latency", &SwitchSpec::latency_ps, "through the switch; not set: the interconnect's switch_latency")
+          .check([](const SwitchSpec& w) -> std::optional<CheckProblem> {
+            if (w.name.empty()) return CheckProblem({"name"}, "a switch needs a name");
+            if (gpu_endpoint_index(w.name)) {
+              return CheckProblem({"name"}, fmt::format("'{}' names a GPU; a switch needs another name", w.name));
+            }
+            return std::nullopt;
+          });
+  return s;
+}
+
+// The interconnect's links as the system file gives them (topology links): every endpoint a GPU
+// of the system or a declared switch, every switch named once, every GPU reached.
+std::optional<CheckProblem> link_list_problem(const SystemSpec& sys) {
+  const InterconnectSpec& ic = sys.interconnect;
+  const std::vector<std::string> at_links{"interconnect", "links"};
+  if (ic.topology != "links") {
+    if (!ic.links.empty() || !ic.switches.empty()) {
+      return CheckProblem(at_links, fmt::format("links and switches are read with topology links only, not {}",
+                                                ic.topology));
+    }
+    return std::nullopt;
+  }
+  if (ic.links.empty()) return CheckProblem(at_links, "topology links needs a list of links");
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < ic.switches.size(); ++i) {
+    const std::string& name = ic.switches[i].name;
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      return CheckProblem({"interconnect", "switches", std::to_string(i), "name"},
+                          fmt::format("a second switch named '{}'", name));
+    }
+    names.push_back(name);
+  }
+  // Endpoints as vertices: GPUs 0..n-1, then the switches; a union-find says who is reached.
+  const std::size_t n = sys.num_gpus;
+  std::vector<std::size_t> parent(n + names.size());
+  for (std::size_t v = 0; v < parent.size(); ++v) parent[v] = v;
+  auto root = [&](std::size_t v) {
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+  };
+  std::vector<std::pair<std::size_t, std::size_t>> seen;
+  for (std::size_t i = 0; i < ic.links.size(); ++i) {
+    const LinkSpec& link = ic.links[i];
+    const std::vector<std::string> at_between{"interconnect", "links", std::to_string(i), "between"};
+    std::size_t ends[2];
+    for (int e = 0; e < 2; ++e) {
+      const std::string& text = link.between[e];
+      if (const std::optional<std::uint32_t> g = gpu_endpoint_index(text)) {
+        if (*g >= n) return CheckProblem(at_between, fmt::format("'{}': the system has {} GPU(s), gpu0 to gpu{}", text, n, n - 1));
+        ends[e] = *g;
+        continue;
+      }
+      const auto it = std::find(names.begin(), names.end(), text);
+      if (it == names.end()) {
+        return CheckProblem(at_between, names.empty()
+                                            ? fmt::format("unknown endpoint '{}' (gpuN, or a switch of interconnect.switches: none declared)", text)
+                                            : fmt::format("unknown endpoint '{}' (gpuN, or a switch of interconnect.switches)", text));
+      }
+      ends[e] = n + static_cast<std::size_t>(it - names.begin());
+    }
+    const std::pair<std::size_t, std::size_t> pair{std::min(ends[0], ends[1]), std::max(ends[0], ends[1])};
+    if (std::find(seen.begin(), seen.end(), pair) != seen.end()) {
+      return CheckProblem(at_between, fmt::format("a second entry between {} and {}: give one entry its count",
+                                                  link.between[0], link.between[1]));
+    }
+    seen.push_back(pair);
+    if (!link.bandwidth_bytes_per_s && !(ic.link_bandwidth_bytes_per_s > 0)) {
+      return CheckProblem({"interconnect", "links", std::to_string(i)},
+                          "this link gives no bandwidth and the interconnect's link_bandwidth is not set");
+    }
+    parent[root(ends[0])] = root(ends[1]);
+  }
+  for (std::size_t g = 1; g < n; ++g) {
+    if (root(g) != root(0)) {
+      return CheckProblem(at_links, fmt::format("gpu{} is not connected to gpu0 by these links", g));
+    }
+  }
+  return std::nullopt;
+}
+
+// What a shorthand needs of the system (the number of GPUs): nothing, or what is wrong.
+std::optional<CheckProblem> shorthand_problem(const SystemSpec& sys) {
+  const InterconnectSpec& ic = sys.interconnect;
+  const std::vector<std::string> at_topology{"interconnect", "topology"};
+  if (ic.topology == "direct" && sys.num_gpus != 2) return CheckProblem(at_topology, "a direct link bundle joins exactly two GPUs");
+  if (ic.topology == "full_mesh" && ic.links_per_gpu % (sys.num_gpus - 1 == 0 ? 1 : sys.num_gpus - 1) != 0) {
+    return CheckProblem(at_topology, fmt::format("a full mesh of {} GPUs needs links_per_gpu to be a multiple of {}",
+                                                 sys.num_gpus, sys.num_gpus - 1));
+  }
+  if (ic.topology == "ring" && sys.num_gpus > 2 && ic.links_per_gpu < 2) {
+    return CheckProblem({"interconnect", "links_per_gpu"}, "a ring of more than two GPUs needs links_per_gpu >= 2 (half to each neighbour)");
+  }
+  if (ic.topology != "torus_2d" && !ic.torus_dims.empty()) {
+    return CheckProblem({"interconnect", "torus_dims"},
+                        fmt::format("torus_dims is read with topology torus_2d only, not {}", ic.topology));
+  }
+  if (ic.topology == "torus_2d") {
+    if (ic.torus_dims.size() != 2 || ic.torus_dims[0] * ic.torus_dims[1] != sys.num_gpus) {
+      return CheckProblem({"interconnect", "torus_dims"},
+                          fmt::format("a 2D torus needs torus_dims [rows, columns] with rows x columns = num_gpus ({})",
+                                      sys.num_gpus));
+    }
+    const std::uint32_t directions = (ic.torus_dims[0] > 1 ? 2u : 0u) + (ic.torus_dims[1] > 1 ? 2u : 0u);
+    if (directions > 0 && ic.links_per_gpu < directions) {
+      return CheckProblem({"interconnect", "links_per_gpu"},
+                          fmt::format("this 2D torus needs links_per_gpu >= {} (an equal share to each neighbour)", directions));
+    }
+  }
+  return std::nullopt;
+}
+
 const Schema<InterconnectSpec>& interconnect_schema() {
   static const Schema<InterconnectSpec> s =
       Schema<InterconnectSpec>("interconnect", "GPU-to-GPU links")
-          .choice("topology", &InterconnectSpec::topology, {"none", "full_mesh", "switch", "direct"},
+          .choice("topology", &InterconnectSpec::topology,
+                  {"none", "full_mesh", "switch", "direct", "ring", "torus_2d", "links"},
                   "none: a single GPU; full_mesh: xGMI, the links of each GPU spread evenly over its peers; switch: "
-                  "NVSwitch; direct: one NVLink bundle between two GPUs")
+                  "NVSwitch; direct: one NVLink bundle between two GPUs; ring: each GPU to its two neighbours "
+                  "(gpuN to gpuN+1, the last to gpu0), links_per_gpu / 2 (rounded down) to each; torus_2d: "
+                  "torus_dims rows x columns, each GPU to its neighbours in both, links_per_gpu spread evenly over "
+                  "them; links: the list under links (and switches). Every shorthand is a generator of such a list "
+                  "(docs/config-reference.md, \"Topologies\")")
           .count("links_per_gpu", &InterconnectSpec::links_per_gpu, "links leaving each GPU")
           .range(0, 64)
           .bandwidth("link_bandwidth", &InterconnectSpec::link_bandwidth_bytes_per_s, "per link, per direction")
@@ -213,9 +364,16 @@ const Schema<InterconnectSpec>& interconnect_schema() {
           .time("switch_latency", &InterconnectSpec::switch_latency_ps, "latency through a switch")
           .bandwidth("pcie_bandwidth", &InterconnectSpec::pcie_bandwidth_bytes_per_s,
                      "GPU to host, each direction; 0 B/s: no host link")
+          .count_list("torus_dims", &InterconnectSpec::torus_dims,
+                      "torus_2d: [rows, columns], rows x columns = num_gpus; gpuN sits at row N / columns")
+          .nested_list("links", &InterconnectSpec::links, link_schema(),
+                       "topology links: the links, each {between: [a, b], count, bandwidth, latency}")
+          .nested_list("switches", &InterconnectSpec::switches, switch_schema(),
+                       "topology links: the switches links may name, each {name, latency}")
           .check([](const InterconnectSpec& i) -> std::optional<std::string> {
-            if (i.topology != "none" && (i.links_per_gpu == 0 || i.link_bandwidth_bytes_per_s <= 0)) {
-              return "a topology other than 'none' needs links_per_gpu and link_bandwidth";
+            if (i.topology != "none" && i.topology != "links" &&
+                (i.links_per_gpu == 0 || i.link_bandwidth_bytes_per_s <= 0)) {
+              return "a topology other than 'none' and 'links' needs links_per_gpu and link_bandwidth";
             }
             if (i.topology == "switch" && (i.num_switches == 0 || i.links_per_gpu % i.num_switches != 0)) {
               return "a switch topology needs num_switches dividing links_per_gpu";
@@ -253,17 +411,25 @@ const Schema<SystemSpec>& system_schema() {
           .nested("gpu", &SystemSpec::gpu, gpu_schema())
           .nested("interconnect", &SystemSpec::interconnect, interconnect_schema())
           .nested("host", &SystemSpec::host, host_schema())
-          .check([](const SystemSpec& sys) -> std::optional<std::string> {
+          .check([](const SystemSpec& sys) -> std::optional<CheckProblem> {
             const auto& ic = sys.interconnect;
-            if (sys.num_gpus > 1 && ic.topology == "none") return "a system of several GPUs needs an interconnect topology";
-            if (ic.topology == "direct" && sys.num_gpus != 2) return "a direct link bundle joins exactly two GPUs";
-            if (ic.topology == "full_mesh" && ic.links_per_gpu % (sys.num_gpus - 1 == 0 ? 1 : sys.num_gpus - 1) != 0) {
-              return fmt::format("a full mesh of {} GPUs needs links_per_gpu to be a multiple of {}", sys.num_gpus,
-                                 sys.num_gpus - 1);
-            }
-            return system_size_problem(sys);
+            if (sys.num_gpus > 1 && ic.topology == "none") return CheckProblem("a system of several GPUs needs an interconnect topology");
+            if (std::optional<CheckProblem> problem = shorthand_problem(sys)) return problem;
+            if (std::optional<CheckProblem> problem = link_list_problem(sys)) return problem;
+            if (std::optional<std::string> problem = system_size_problem(sys)) return CheckProblem(*problem);
+            return std::nullopt;
           });
   return s;
+}
+
+std::optional<std::uint32_t> gpu_endpoint_index(std::string_view endpoint) {
+  if (endpoint.size() < 4 || endpoint.size() > 7 || endpoint.substr(0, 3) != "gpu") return std::nullopt;
+  const std::string_view digits = endpoint.substr(3);
+  if (digits.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  if (digits.size() > 1 && digits[0] == '0') return std::nullopt;  // gpu01 is a name, not gpu1
+  std::uint32_t index = 0;
+  for (char c : digits) index = index * 10 + static_cast<std::uint32_t>(c - '0');
+  return index;
 }
 
 std::uint32_t total_compute_units(const GpuSpec& gpu) { return gpu.compute.num_dies * gpu.compute.compute_units_per_die; }

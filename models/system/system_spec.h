@@ -8,6 +8,7 @@
 // specification gives default to 1 (the spec ceiling) and are calibrated from
 // microbenchmarks (`tessera calibrate`, docs/validation.md). Every system file under configs/systems/ cites its sources.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,14 +95,35 @@ struct AtomicSpec {
   sim::Tick poll_interval_ps = 0;   // spin-wait: time between two reads of a flag
 };
 
+// One entry of an interconnect's link list: `count` links between two endpoints ("gpu3", or a
+// switch's name), each way. Bandwidth and latency default to the interconnect's link_bandwidth
+// and link_latency.
+struct LinkSpec {
+  std::vector<std::string> between;
+  std::uint32_t count = 1;
+  std::optional<double> bandwidth_bytes_per_s;  // per link, per direction
+  std::optional<sim::Tick> latency_ps;
+};
+
+// A named switch of an interconnect's link list: a non-blocking crossbar as wide as its ports.
+struct SwitchSpec {
+  std::string name;
+  std::optional<sim::Tick> latency_ps;  // default: the interconnect's switch_latency
+};
+
 struct InterconnectSpec {
-  std::string topology = "none";  // none, full_mesh (xGMI), switch (NVSwitch), direct (one bundle)
+  // none; full_mesh (xGMI); switch (NVSwitch); direct (one bundle); ring; torus_2d; links (the
+  // list below). Every shorthand generates a link list (models/topology/link_plan.h).
+  std::string topology = "none";
   std::uint32_t links_per_gpu = 0;
   double link_bandwidth_bytes_per_s = 0;  // per direction, per link
   sim::Tick link_latency_ps = 0;
   std::uint32_t num_switches = 0;  // switch topology: links of each GPU spread evenly over them
   sim::Tick switch_latency_ps = 0;
   double pcie_bandwidth_bytes_per_s = 0;  // GPU <-> host, each direction
+  std::vector<std::uint32_t> torus_dims;  // torus_2d: rows x columns = num_gpus
+  std::vector<LinkSpec> links;            // topology links
+  std::vector<SwitchSpec> switches;       // topology links: the switches links may name
 };
 
 // The vendor collective library's kernels on this GPU (NCCL's, RCCL's): the GPU time each of
@@ -148,6 +170,9 @@ struct SystemSpec {
 };
 
 const sim::config::Schema<SystemSpec>& system_schema();
+
+// The GPU index of a link endpoint written "gpuN", or nothing for any other text (a switch's name).
+std::optional<std::uint32_t> gpu_endpoint_index(std::string_view endpoint);
 
 // Derived figures that reports and sanity checks quote.
 std::uint32_t total_compute_units(const GpuSpec& gpu);

@@ -1,5 +1,7 @@
 #include "models/topology/build_topology.h"
 
+#include "models/topology/link_plan.h"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -123,7 +125,8 @@ GpuVertices build_gpu(GraphBuilder& b, const SystemSpec& spec, std::uint32_t g) 
   return v;
 }
 
-// The IOD of GPU `gpu` where its links towards `peer` attach: an even, deterministic spread.
+// The IOD of GPU `gpu` where its links towards `peer` (a GPU, or a switch by its index) attach:
+// an even, deterministic spread.
 Vertex port_iod(const std::vector<GpuVertices>& gpus, std::uint32_t gpu, std::uint32_t peer) {
   const auto& iods = gpus[gpu].iods;
   return iods[peer % iods.size()];
@@ -133,56 +136,29 @@ ResourceClass gpu_link_class(const SystemSpec& spec) {
   return spec.gpu.vendor == "amd" ? ResourceClass::kXgmi : ResourceClass::kNvlink;
 }
 
-void build_peer_links(GraphBuilder& b, const SystemSpec& spec, const std::vector<GpuVertices>& gpus,
-                      std::uint32_t links_per_peer) {
-  const InterconnectSpec& ic = spec.interconnect;
-  const ResourceClass c = gpu_link_class(spec);
-  for (std::uint32_t a = 0; a < spec.num_gpus; ++a) {
-    for (std::uint32_t p = 0; p < spec.num_gpus; ++p) {
-      if (a == p) continue;
-      b.add_link(port_iod(gpus, a, p), port_iod(gpus, p, a), fmt::format("gpu[{}].{}_to[{}]", a, to_string(c), p), c,
-                 links_per_peer * ic.link_bandwidth_bytes_per_s, ic.link_latency_ps, links_per_peer);
-    }
-  }
-}
-
-void build_switch(GraphBuilder& b, const SystemSpec& spec, const std::vector<GpuVertices>& gpus) {
-  const InterconnectSpec& ic = spec.interconnect;
-  require(ic.num_switches >= 1, spec, "a switch topology needs num_switches >= 1");
-  const ResourceClass c = gpu_link_class(spec);
-  // All switches are aggregated into one (README): hardware stripes every transfer over all
-  // of a GPU's links, so one pair of GPUs can use them all.
-  const Vertex sw = b.add_vertex(Endpoint::switch_at(0), true);
-  const double per_gpu = ic.links_per_gpu * ic.link_bandwidth_bytes_per_s;
-  // Non-blocking crossbar: as wide as all its ports, so it adds its latency and never limits.
-  b.info(sw).node_resource = b.add_resource("switch[0].crossbar", ResourceClass::kSwitch, spec.num_gpus * per_gpu,
-                                            ic.switch_latency_ps, "switch[0]", ic.num_switches);
-  for (std::uint32_t g = 0; g < spec.num_gpus; ++g) {
-    const Vertex iod = gpus[g].iods[0];
-    b.add_link(iod, sw, fmt::format("gpu[{}].{}_up", g, to_string(c)), c, per_gpu, ic.link_latency_ps,
-               ic.links_per_gpu);
-    b.add_link(sw, iod, fmt::format("switch[0].{}_to[{}]", to_string(c), g), c, per_gpu, ic.link_latency_ps,
-               ic.links_per_gpu);
-  }
-}
-
+// The planned links (link_plan.h) as edges, in the plan's order; the switches first, each with
+// its crossbar: as wide as all the links into it, so it adds its latency and never limits.
 void build_interconnect(GraphBuilder& b, const SystemSpec& spec, const std::vector<GpuVertices>& gpus) {
-  const InterconnectSpec& ic = spec.interconnect;
-  if (ic.topology == "none" || spec.num_gpus == 1) return;
-  require(ic.links_per_gpu >= 1 && ic.link_bandwidth_bytes_per_s > 0, spec,
-          "a GPU interconnect needs links_per_gpu >= 1 and link_bandwidth > 0");
-  if (ic.topology == "full_mesh") {
-    const std::uint32_t peers = spec.num_gpus - 1;
-    require(ic.links_per_gpu >= peers, spec,
-            fmt::format("full_mesh: {} links per GPU cannot reach {} peers", ic.links_per_gpu, peers));
-    build_peer_links(b, spec, gpus, ic.links_per_gpu / peers);
-  } else if (ic.topology == "direct") {
-    require(spec.num_gpus == 2, spec, "direct: one bundle joins exactly 2 GPUs");
-    build_peer_links(b, spec, gpus, ic.links_per_gpu);
-  } else if (ic.topology == "switch") {
-    build_switch(b, spec, gpus);
-  } else {
-    require(false, spec, fmt::format("unknown interconnect topology '{}'", ic.topology));
+  const LinkPlan plan = plan_links(spec);
+  std::vector<double> into(plan.switches.size(), 0.0);
+  for (const PlannedLink& l : plan.links) {
+    if (l.to.is_switch) into[l.to.index] += l.count * l.bandwidth_bytes_per_s;
+  }
+  std::vector<Vertex> switches;
+  for (std::uint32_t s = 0; s < plan.switches.size(); ++s) {
+    const Vertex sw = b.add_vertex(Endpoint::switch_at(s), true);
+    const std::string name = b.info(sw).name;
+    b.info(sw).node_resource = b.add_resource(name + ".crossbar", ResourceClass::kSwitch, into[s],
+                                              plan.switches[s].latency_ps, name, plan.switches[s].num_chips);
+    switches.push_back(sw);
+  }
+  auto vertex_of = [&](PlanNode end, PlanNode other) {
+    return end.is_switch ? switches[end.index] : port_iod(gpus, end.index, other.index);
+  };
+  const ResourceClass c = gpu_link_class(spec);
+  for (const PlannedLink& l : plan.links) {
+    b.add_link(vertex_of(l.from, l.to), vertex_of(l.to, l.from), l.name, c, l.count * l.bandwidth_bytes_per_s,
+               l.latency_ps, l.count);
   }
 }
 

@@ -21,19 +21,27 @@ bool is_gpu_vertex(const VertexInfo& v) {
 }
 
 // Keeps an edge when its tail may be crossed (the route's own source, or a transit vertex) and,
-// for a GPU-to-GPU link, when it leaves the source's own GPU: a GPU does not forward a peer's
-// traffic onto its other links (xGMI and NVLink peers are reached directly or through a switch).
-// Without the second rule a full mesh with zero latencies could tie a two-link detour with the
-// direct link.
+// for a GPU-to-GPU link, when it leaves the source's own GPU: in a full mesh, a direct bundle or
+// behind a switch a GPU does not forward a peer's traffic onto its other links (every peer is
+// reached directly or through the switch; without this rule a full mesh with zero latencies
+// could tie a two-link detour with the direct link). In a ring, a torus or a listed topology
+// some peers have no direct link, and a GPU's IOD forwards their traffic to its next link (as a
+// torus's routers do): every GPU link may be crossed there.
+bool gpus_forward_peer_traffic(const SystemSpec& spec) {
+  const std::string& t = spec.interconnect.topology;
+  return t == "ring" || t == "torus_2d" || t == "links";
+}
+
 struct TransitFilter {
   const Topology* topology = nullptr;
   Vertex source = 0;
+  bool gpus_forward = false;
   bool operator()(const Edge& e) const {
     const Graph& g = topology->graph();
     const Vertex tail = boost::source(e, g);
     if (tail != source && !g[tail].transit) return false;
     const ResourceId r = g[e].resource;
-    if (r == kNoResource || !is_gpu_vertex(g[tail])) return true;
+    if (gpus_forward || r == kNoResource || !is_gpu_vertex(g[tail])) return true;
     const ResourceClass c = topology->resource(r).resource_class;
     if (c != ResourceClass::kXgmi && c != ResourceClass::kNvlink) return true;
     return is_gpu_vertex(g[source]) && g[source].endpoint.gpu == g[tail].endpoint.gpu;
@@ -56,7 +64,7 @@ RouteTable::RouteTable(const Topology& topology)
 const RouteTable::Tree& RouteTable::tree_from(Vertex src) {
   if (has_tree_.at(src)) return trees_[src];
   const Graph& g = topology_.graph();
-  TransitFilter filter{&topology_, src};
+  TransitFilter filter{&topology_, src, gpus_forward_peer_traffic(topology_.spec())};
   boost::filtered_graph<Graph, TransitFilter> view(g, filter);
   Tree& tree = trees_[src];
   tree.cost.assign(boost::num_vertices(g), kUnreachable);
@@ -82,7 +90,7 @@ Route RouteTable::compute(Vertex src, Vertex dst, RouteOptions options) {
   }
   // Walk back from the destination; among equal-cost predecessors take the smallest vertex
   // index, then the edge created first.
-  const TransitFilter allowed{&topology_, src};
+  const TransitFilter allowed{&topology_, src, gpus_forward_peer_traffic(topology_.spec())};
   std::vector<Edge> path;
   for (Vertex v = dst; v != src;) {
     std::optional<Edge> best;

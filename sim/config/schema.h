@@ -45,14 +45,28 @@ struct ReadOptions {
   bool allow_unknown_keys = false;
 };
 
+// What a cross-field rule found wrong, and where: `path` leads from the map the rule checks to
+// the node at fault (map keys, or list positions as decimal digits), so the error points at its
+// line; an empty path points at the map itself, and a path the file has only in part (a value
+// inherited from a base file) at its last node in the file.
+struct CheckProblem {
+  CheckProblem(std::string what) : message(std::move(what)) {}  // NOLINT: a message alone converts
+  CheckProblem(std::vector<std::string> where, std::string what) : path(std::move(where)), message(std::move(what)) {}
+  std::vector<std::string> path;
+  std::string message;
+};
+
+// The node `path` leads to from `node`; where the path leaves the file, the last node of it the file has.
+const ConfigNode& node_at(const ConfigNode& node, const std::vector<std::string>& path);
+
 // The message for a key that no schema declares: a suggestion when one is close, else the list.
 std::string unknown_key_message(std::string_view key, const std::vector<std::string>& valid_keys);
 
 template <class Spec>
 class Schema {
  public:
-  // A cross-field rule: returns what is wrong, or nothing.
-  using Check = std::function<std::optional<std::string>(const Spec&)>;
+  // A cross-field rule: returns what is wrong (a message, or a CheckProblem that says where), or nothing.
+  using Check = std::function<std::optional<CheckProblem>(const Spec&)>;
 
   Schema(std::string name, std::string doc) : name_(std::move(name)), doc_(std::move(doc)) {}
 
@@ -207,7 +221,9 @@ class Schema {
       }
     }
     for (const Check& rule : checks_) {
-      if (std::optional<std::string> problem = rule(spec)) throw ConfigError(node, *problem);
+      if (std::optional<CheckProblem> problem = rule(spec)) {
+        throw ConfigError(node_at(node, problem->path), problem->message);
+      }
     }
   }
 

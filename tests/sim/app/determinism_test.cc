@@ -48,6 +48,8 @@ const std::map<std::string, std::string>& shrink_flags() {
       {"flash_decode_batch_kv.yaml", "--set workload.q_heads=8 --set workload.kv_heads=1 --set workload.kv_splits=4"},
       // attention: short rows and coarse ops (its cost is the K/V bytes through the caches).
       {"attention_mappings.yaml", "--set workload.head_dim=16 --set workload.kv_blocks_per_op=64"},
+      // all-reduce on three wirings: about 2 s at full size.
+      {"topology_all_reduce.yaml", ""},
   };
   return flags;
 }
@@ -76,11 +78,18 @@ nlohmann::json without_wall(nlohmann::json j) {
   return j;
 }
 
+// A CSV line's cells; a quoted cell (a swept list, "[2, 4]") keeps its commas and its quotes.
 std::vector<std::string> split(const std::string& line) {
-  // results.csv cells here hold no quoted commas (no point fails).
-  std::vector<std::string> cells;
-  std::istringstream in(line);
-  for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
   return cells;
 }
 

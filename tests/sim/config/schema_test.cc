@@ -357,5 +357,35 @@ TEST_CASE("schema mistakes are caught when the schema is built") {
   CHECK_THROWS_AS(Schema<S>("s", "").count("n", &S::n, "").count("n", &S::n, ""), std::logic_error);
 }
 
+// A check that says where the fault is: the error points at that node's line and key path.
+struct Rack {
+  std::vector<std::string> names;
+  std::string spare;
+};
+
+TEST_CASE("schema: a check's CheckProblem path points the error at the node at fault") {
+  const Schema<Rack> schema = Schema<Rack>("rack", "a rack")
+                                  .string_list("names", &Rack::names, "names")
+                                  .string("spare", &Rack::spare, "a spare name")
+                                  .check([](const Rack& r) -> std::optional<CheckProblem> {
+                                    for (std::size_t i = 0; i < r.names.size(); ++i) {
+                                      if (r.names[i] == r.spare) return CheckProblem({"names", std::to_string(i)}, "the spare");
+                                    }
+                                    if (r.names.empty()) return CheckProblem({"names"}, "no names");
+                                    return std::nullopt;
+                                  });
+  ConfigError e = config_error_of([&] { schema.read(yaml("spare: b\nnames:\n  - a\n  - b\n")); });
+  CHECK(std::string(e.what()) == "s.yaml:4:5: names[1]: the spare");
+  // A path the file has only in part points at its last node there; none at all, at the map.
+  e = config_error_of([&] { schema.read(yaml("spare: b\n")); });
+  CHECK(e.location().line == 1);
+  CHECK(std::string(e.what()).find("no names") != std::string::npos);
+  const ConfigNode doc = yaml("a: 1\nb: [x, y]\n");
+  CHECK(node_at(doc, {"a", "deeper"}).scalar() == "1");
+  CHECK(node_at(doc, {"b", "1"}).scalar() == "y");
+  CHECK(node_at(doc, {"b", "7"}).is_sequence());
+  CHECK(node_at(doc, {"c"}).is_map());
+}
+
 }  // namespace
 }  // namespace tessera::sim::config::test
