@@ -328,7 +328,7 @@ std::optional<CheckProblem> shorthand_problem(const SystemSpec& sys) {
                         fmt::format("torus_dims is read with topology torus_2d only, not {}", ic.topology));
   }
   if (ic.topology == "torus_2d") {
-    if (ic.torus_dims.size() != 2 || ic.torus_dims[0] * ic.torus_dims[1] != sys.num_gpus) {
+    if (ic.torus_dims.size() != 2 || std::uint64_t{ic.torus_dims[0]} * ic.torus_dims[1] != sys.num_gpus) {
       return CheckProblem({"interconnect", "torus_dims"},
                           fmt::format("a 2D torus needs torus_dims [rows, columns] with rows x columns = num_gpus ({})",
                                       sys.num_gpus));

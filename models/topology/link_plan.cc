@@ -107,6 +107,7 @@ std::vector<Neighbour> sorted(std::vector<Neighbour> v) {
 std::vector<Neighbour> ring_neighbours(std::uint32_t gpu, std::uint32_t num_gpus, std::uint32_t links_per_gpu) {
   std::vector<Neighbour> out;
   if (num_gpus < 2) return out;
+  if (num_gpus == 2) return {{1 - gpu, links_per_gpu}};  // both neighbours are the other GPU: every link
   const std::uint32_t share = links_per_gpu / 2;
   add_share(out, (gpu + 1) % num_gpus, share);
   add_share(out, (gpu + num_gpus - 1) % num_gpus, share);

@@ -47,9 +47,9 @@ struct LinkPlan {
 // passed the system schema's checks (endpoints known, shares at least one link).
 LinkPlan plan_links(const SystemSpec& spec);
 
-// The GPUs a ring or torus_2d GPU links to, with the links to each: `count` per neighbour,
-// summed where two directions reach the same GPU (a ring of two, a torus dimension of two).
-// Ascending by neighbour.
+// The GPUs a ring or torus_2d GPU links to, with the links to each: an equal share (rounded
+// down) per direction, summed where two directions reach the same GPU (a torus dimension of
+// two); a ring of two GPUs is one bundle of every link. Ascending by neighbour.
 struct Neighbour {
   std::uint32_t gpu = 0;
   std::uint32_t count = 0;

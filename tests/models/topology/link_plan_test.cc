@@ -48,11 +48,11 @@ TEST_CASE("ring neighbours: the next and the previous GPU, half the links to eac
   CHECK(four[0].count == 3);
   CHECK(four[1].count == 3);
   CHECK(gpus_of(ring_neighbours(3, 4, 4)) == std::vector<std::uint32_t>{0, 2});
-  // Two GPUs: both neighbours are the other GPU, one bundle of both halves.
-  const auto two = ring_neighbours(1, 2, 6);
+  // Two GPUs: both neighbours are the other GPU, one bundle of every link (an odd one too).
+  const auto two = ring_neighbours(1, 2, 7);
   REQUIRE(two.size() == 1);
   CHECK(two[0].gpu == 0);
-  CHECK(two[0].count == 6);
+  CHECK(two[0].count == 7);
   CHECK(ring_neighbours(0, 1, 4).empty());
 }
 

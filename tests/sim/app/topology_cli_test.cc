@@ -82,6 +82,16 @@ TEST_CASE("shorthands check what they need of the system at their key") {
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("torus_dims: a 2D torus needs torus_dims [rows, columns] with rows x columns = num_gpus (8)") !=
         std::string::npos);
+  // rows x columns is taken in 64 bits: 65536 x 65536 does not wrap to a small count.
+  const fs::path huge = write_file("torus_huge.yaml",
+                                   "system: {base: mi300x-8, interconnect: {topology: torus_2d, torus_dims: [65536, 65536]}}\n"
+                                   "workload: {kind: microbench, op: hbm_stream}\n");
+  CHECK(run_tessera("run " + quoted(huge)).exit_code == 2);
+  // A ring of two GPUs is one bundle of every link, an odd count too.
+  const fs::path pair = write_file("ring_pair.yaml",
+                                   "system: {base: h200-2, interconnect: {topology: ring, links_per_gpu: 1}}\n"
+                                   "workload: {kind: microbench, op: remote_store, bytes: 1 MiB}\n");
+  CHECK(run_tessera("run " + quoted(pair)).exit_code == 0);
   const fs::path ring = write_file("ring_bad.yaml",
                                    "system: {base: mi300x-8, interconnect: {topology: ring, links_per_gpu: 1}}\n"
                                    "workload: {kind: microbench, op: hbm_stream}\n");
