@@ -132,10 +132,6 @@ Vertex port_iod(const std::vector<GpuVertices>& gpus, std::uint32_t gpu, std::ui
   return iods[peer % iods.size()];
 }
 
-ResourceClass gpu_link_class(const SystemSpec& spec) {
-  return spec.gpu.vendor == "amd" ? ResourceClass::kXgmi : ResourceClass::kNvlink;
-}
-
 // The planned links (link_plan.h) as edges, in the plan's order; the switches first, each with
 // its crossbar: as wide as all the links into it, so it adds its latency and never limits.
 void build_interconnect(GraphBuilder& b, const SystemSpec& spec, const std::vector<GpuVertices>& gpus) {

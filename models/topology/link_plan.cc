@@ -7,13 +7,14 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "models/topology/resource_class.h"
 
 namespace tessera::models::topology {
 namespace {
 
-std::string link_class_name(const SystemSpec& spec) {
-  return std::string(to_string(spec.gpu.vendor == "amd" ? ResourceClass::kXgmi : ResourceClass::kNvlink));
+std::string link_class_name(const SystemSpec& spec) { return std::string(to_string(gpu_link_class(spec))); }
+
+void require(bool ok, const SystemSpec& spec, std::string_view what) {
+  if (!ok) throw std::invalid_argument(fmt::format("topology of '{}': {}", spec.name, what));
 }
 
 PlanNode gpu_node(std::uint32_t g) { return {false, g}; }
@@ -104,6 +105,10 @@ std::vector<Neighbour> sorted(std::vector<Neighbour> v) {
 
 }  // namespace
 
+ResourceClass gpu_link_class(const SystemSpec& spec) {
+  return spec.gpu.vendor == "amd" ? ResourceClass::kXgmi : ResourceClass::kNvlink;
+}
+
 std::vector<Neighbour> ring_neighbours(std::uint32_t gpu, std::uint32_t num_gpus, std::uint32_t links_per_gpu) {
   std::vector<Neighbour> out;
   if (num_gpus < 2) return out;
@@ -131,10 +136,6 @@ std::vector<Neighbour> torus_neighbours(std::uint32_t gpu, std::uint32_t rows, s
     add_share(out, r * columns + (c + columns - 1) % columns, share);
   }
   return sorted(std::move(out));
-}
-
-static void require(bool ok, const SystemSpec& spec, std::string_view what) {
-  if (!ok) throw std::invalid_argument(fmt::format("topology of '{}': {}", spec.name, what));
 }
 
 LinkPlan plan_links(const SystemSpec& spec) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/system/system_spec.h"
+#include "models/topology/resource_class.h"
 #include "sim/core/tick.h"
 
 namespace tessera::models::topology {
@@ -42,6 +43,9 @@ struct LinkPlan {
   std::vector<PlannedSwitch> switches;
   std::vector<PlannedLink> links;
 };
+
+// The class of the GPUs' links: xgmi for an AMD GPU, nvlink otherwise.
+ResourceClass gpu_link_class(const SystemSpec& spec);
 
 // The plan of `spec.interconnect` (empty for topology none or one GPU). The spec must have
 // passed the system schema's checks (endpoints known, shares at least one link).
