@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/system/system_loader.h"
+#include "sim/config/units.h"
 #include "sim/app/usage_error.h"
 
 namespace tessera::app {
@@ -27,14 +28,14 @@ std::optional<ReferenceCost> reference_cost(const Ablation& ablation) {
   if (ablation.name != "launch") return std::nullopt;
   const std::string system = "h200-2-calibrated";
   const models::DispatchSpec& d = models::load_system_spec(system).gpu.dispatch;
-  const auto us = [](sim::Tick ps) { return fmt::format("{:.3f} us", static_cast<double>(ps) / 1e6); };
+  const auto time = [](sim::Tick ps) { return sim::config::format_time_ps(ps); };
   return ReferenceCost{
       system,
       {fmt::format("system.gpu.dispatch.kernel_launch_latency={} ps", d.kernel_launch_latency_ps),
        fmt::format("system.gpu.dispatch.workgroup_dispatch={} ps", d.workgroup_dispatch_ps),
        fmt::format("system.gpu.dispatch.kernel_teardown={} ps", d.kernel_teardown_ps)},
-      fmt::format("kernel launch latency {}, workgroup dispatch {}, kernel teardown {}", us(d.kernel_launch_latency_ps),
-                  us(d.workgroup_dispatch_ps), us(d.kernel_teardown_ps))};
+      fmt::format("kernel launch latency {}, workgroup dispatch {}, kernel teardown {}", time(d.kernel_launch_latency_ps),
+                  time(d.workgroup_dispatch_ps), time(d.kernel_teardown_ps))};
 }
 
 }  // namespace tessera::app

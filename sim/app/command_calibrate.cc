@@ -137,9 +137,7 @@ int command_calibrate(const Args& args) {
 
   measured::MeasuredSet set = measured::read_measured_folder(measured_dirs.front());
   for (std::size_t i = 1; i < measured_dirs.size(); ++i) {
-    measured::MeasuredSet more = measured::read_measured_folder(measured_dirs[i]);
-    for (measured::MeasuredCase& c : more.usable) set.usable.push_back(std::move(c));
-    for (measured::SkippedFile& f : more.skipped) set.skipped.push_back(std::move(f));
+    set.append(measured::read_measured_folder(measured_dirs[i]));
   }
   ProgressLine progress(ProgressStyle::kSteps, "calibrate", calibration_steps(), progress_wanted(vm.count("quiet") > 0));
   const CalibrationResult result =

@@ -58,10 +58,10 @@ void prepare_points(const measured::MeasuredSet& set, const std::string& system_
 
 // The used results in path order, then the used kernel-time files (their display names are
 // their paths, as the measured folder was given) in name order.
-std::string digest_of(const std::vector<CalibrationPoint>& points, const std::set<std::string>& kernel_time_files) {
+std::string digest_of(const std::vector<CalibrationPoint>& points, const std::set<std::string>& document_files) {
   std::vector<std::pair<std::string, std::filesystem::path>> files;
   for (const CalibrationPoint& p : points) files.emplace_back(p.source->display_name, p.source->file);
-  for (const std::string& f : kernel_time_files) files.emplace_back(f, f);
+  for (const std::string& f : document_files) files.emplace_back(f, f);
   std::string all;
   for (const auto& [name, path] : files) {
     std::ifstream in(path, std::ios::binary);
@@ -96,7 +96,7 @@ CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string&
   models::SystemSpec current = r.base;
   for (const FitUnit& unit : fit_units()) {
     begin_step(unit.name);
-    FitOutcome outcome = unit.fit(FitInputs{current, r.points, options, system, &set.library_kernel_times});
+    FitOutcome outcome = unit.fit(FitInputs{current, r.points, options, system, &set.library_kernel_times, &set.kernel_boundaries});
     for (const FittedValue& v : outcome.values) v.key->set(current, v.value);
     for (const FittedKernelEfficiency& k : outcome.kernel_efficiency) {
       auto& list = current.gpu.compute.kernel_efficiency;
@@ -130,14 +130,19 @@ CalibrationResult calibrate(const measured::MeasuredSet& set, const std::string&
     used_points.push_back(p);
     if (!p.source->device.empty()) devices.insert(p.source->device);
   }
-  std::set<std::string> kernel_time_files;
+  std::set<std::string> document_files;
   for (const measured::LibraryKernelTime& t : set.library_kernel_times) {
     if (used.count(t.display_name) == 0) continue;
-    kernel_time_files.insert(t.display_name);
+    document_files.insert(t.display_name);
     devices.insert(t.device);
   }
+  for (const measured::KernelBoundaries& b : set.kernel_boundaries) {
+    if (used.count(b.display_name) == 0) continue;
+    document_files.insert(b.display_name);
+    devices.insert(b.device);
+  }
   r.devices.assign(devices.begin(), devices.end());
-  r.data_digest = digest_of(used_points, kernel_time_files);
+  r.data_digest = digest_of(used_points, document_files);
   return r;
 }
 

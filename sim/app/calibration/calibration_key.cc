@@ -46,6 +46,7 @@ const std::vector<CalibrationKey>& calibration_keys() {
   static const std::vector<CalibrationKey> keys{
       TESSERA_TIME_KEY("gpu.dispatch.kernel_launch_latency", gpu.dispatch.kernel_launch_latency_ps),
       TESSERA_TIME_KEY("gpu.dispatch.workgroup_dispatch", gpu.dispatch.workgroup_dispatch_ps),
+      TESSERA_TIME_KEY("gpu.dispatch.kernel_teardown", gpu.dispatch.kernel_teardown_ps),
       TESSERA_BANDWIDTH_KEY("gpu.memory.hbm_bandwidth", gpu.memory.hbm_bandwidth_bytes_per_s),
       TESSERA_TIME_KEY("gpu.memory.hbm_latency", gpu.memory.hbm_latency_ps),
       TESSERA_BANDWIDTH_KEY("gpu.memory.l2.bandwidth", gpu.memory.l2.bandwidth_bytes_per_s),

@@ -47,6 +47,8 @@ struct FitInputs {
   // The collective library's kernel times under the measured folder (library_kernel_times.h);
   // null: none.
   const std::vector<measured::LibraryKernelTime>* kernel_times = nullptr;
+  // The kernel-boundary measurements under the measured folder (kernel_boundaries.h); null: none.
+  const std::vector<measured::KernelBoundaries>* kernel_boundaries = nullptr;
 };
 
 struct FittedValue {

@@ -4,7 +4,8 @@
 
 namespace tessera::app::calibration {
 
-FitUnit launch_fit();   // launch_latency -> kernel_launch_latency, workgroup_dispatch
+FitUnit boundaries_fit();  // kernel boundaries on the GPU's timer -> kernel_teardown, workgroup_dispatch
+FitUnit launch_fit();   // launch_latency -> kernel_launch_latency (and workgroup_dispatch when boundaries has not)
 FitUnit l2_fit();       // l2_bandwidth -> l2.bandwidth
 FitUnit hbm_fit();      // hbm_stream -> hbm_bandwidth, hbm_latency
 FitUnit atomic_fit();   // atomic_add, atomic_xchg -> local_latency, remote_latency, link_latency
@@ -16,10 +17,14 @@ FitUnit kernel_efficiency_fit();  // matrix_rate with a kernel, attention_step -
 FitUnit collective_kernel_fit();  // NCCL kernel times up to 512 KiB -> gpu.collective_library.*_kernel_overhead
 FitUnit collective_call_fit();    // nccl_* up to 64 KiB -> host.collective_call
 
+// Whether the boundaries fit had the dispatch cases to fit workgroup_dispatch (boundaries_fit.cc).
+bool dispatch_measured(const FitInputs& inputs);
+
 // The measured quantity of a collective-library result (nccl_*): the mean time of one collective.
 const measured::CaseQuantity& library_collective_quantity();
 
-// In the order they run: launch first, because every kernel's time contains it; the L2 before
+// In the order they run: boundaries first, which splits what launch measures as one sum; launch
+// next, because every kernel's time contains it; the L2 before
 // the HBM, because a copy's stores cross the L2 in Tessera; HBM before the links, whose transfers
 // start or end in HBM; atomics before the links, because remote against local atomics give the
 // link latency (which the links' small transfers contain); flags last, whose one-way time contains

@@ -89,6 +89,11 @@ ParsedFile parse_measured_case(const nlohmann::json& document, const std::filesy
     parsed.kernel_times = parse_library_kernel_times(document, display_name);
     return parsed;
   }
+  if (schema_name == kKernelBoundariesSchema) {
+    parsed.not_a_result_reason = fmt::format("schema \"{}\": kernel boundaries on the GPU", schema_name);
+    parsed.kernel_boundaries = parse_kernel_boundaries(document, display_name);
+    return parsed;
+  }
   if (schema_name != kResultSchema) {
     if (schema_name.starts_with(kResultSchemaFamily)) {
       throw MeasuredDataError(display_name, "schema",

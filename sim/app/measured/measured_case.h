@@ -4,11 +4,13 @@
 // workload of the same computation. Only the fields calibrate and validate read are kept.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "sim/app/measured/kernel_boundaries.h"
 #include "sim/app/measured/library_kernel_times.h"
 
 namespace tessera::app::measured {
@@ -52,6 +54,8 @@ struct ParsedFile {
   MeasuredCase result;
   // A document of kLibraryKernelTimesSchema (not a result): its cases.
   std::vector<LibraryKernelTime> kernel_times;
+  // A document of kKernelBoundariesSchema (not a result).
+  std::optional<KernelBoundaries> kernel_boundaries;
 };
 
 // Reads one result document. Throws MeasuredDataError naming `display_name` and the key when a

@@ -28,6 +28,13 @@ std::vector<const MeasuredCase*> MeasuredSet::microbenchmarks() const {
   return out;
 }
 
+void MeasuredSet::append(MeasuredSet&& more) {
+  for (MeasuredCase& c : more.usable) usable.push_back(std::move(c));
+  for (SkippedFile& f : more.skipped) skipped.push_back(std::move(f));
+  for (LibraryKernelTime& t : more.library_kernel_times) library_kernel_times.push_back(std::move(t));
+  for (KernelBoundaries& b : more.kernel_boundaries) kernel_boundaries.push_back(std::move(b));
+}
+
 std::vector<const MeasuredCase*> MeasuredSet::patterns() const {
   std::vector<const MeasuredCase*> out;
   for (const MeasuredCase& c : usable) {
@@ -61,6 +68,8 @@ MeasuredSet read_measured_folder(const std::filesystem::path& folder) {
     ParsedFile parsed = parse_measured_file(file, display);
     if (!parsed.kernel_times.empty()) {
       for (LibraryKernelTime& t : parsed.kernel_times) set.library_kernel_times.push_back(std::move(t));
+    } else if (parsed.kernel_boundaries) {
+      set.kernel_boundaries.push_back(std::move(*parsed.kernel_boundaries));
     } else if (!parsed.is_result) {
       set.skipped.push_back({display, parsed.not_a_result_reason});
     } else if (parsed.result.status != "passed") {

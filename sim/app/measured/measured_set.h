@@ -20,6 +20,11 @@ struct MeasuredSet {
   std::vector<SkippedFile> skipped;
   // The cases of every collective library's kernel-time file (library_kernel_times.h), in file order.
   std::vector<LibraryKernelTime> library_kernel_times;
+  // Every kernel-boundaries file (kernel_boundaries.h), in file order.
+  std::vector<KernelBoundaries> kernel_boundaries;
+
+  // Adds another folder's files after this one's (calibrate's repeated --measured).
+  void append(MeasuredSet&& more);
 
   std::vector<const MeasuredCase*> microbenchmarks() const;
   std::vector<const MeasuredCase*> patterns() const;

@@ -106,9 +106,11 @@ TEST_CASE("--ablate says when it changes nothing, and shows the table when it do
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("Ablation 'launch' changes nothing here") != std::string::npos);
   CHECK(text.out.find("gpu.dispatch.kernel_launch_latency") != std::string::npos);
-  // Three kernels one after the other on each rank (all-gather, concat, GEMM): three launch latencies.
-  CHECK(text.out.find("With the costs measured on h200-2-calibrated (kernel launch latency 3.660 us") != std::string::npos);
-  CHECK(text.out.find("the makespan would move by +10.980 us") != std::string::npos);
+  // Three kernels one after the other on each rank (all-gather, concat, GEMM): three launch latencies
+  // and teardowns (3 x (2.633262 + 0.98168) us) and each kernel's workgroup dispatch (184 ps each).
+  CHECK(text.out.find("With the costs measured on h200-2-calibrated (kernel launch latency 2.633262 us, workgroup dispatch "
+                      "184 ps, kernel teardown 981.68 ns)") != std::string::npos);
+  CHECK(text.out.find("the makespan would move by +10.846 us") != std::string::npos);
   CHECK(text.out.find("Ablation 'sync' (the dataflow oracle") != std::string::npos);
   CHECK(text.out.find("Measured bulk-synchronous tax") != std::string::npos);
   // The calibrated H200 pair has launch costs: the run is repeated and the launch overhead goes.

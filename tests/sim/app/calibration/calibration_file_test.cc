@@ -3,6 +3,7 @@
 // the config loader to the same values.
 #include <doctest/doctest.h>
 
+#include "models/system/system_loader.h"
 #include "sim/app/calibration/calibrated_system_yaml.h"
 #include "sim/app/calibration/calibration.h"
 #include "sim/config/config_loader.h"
@@ -15,15 +16,17 @@ using namespace tessera::app::calibration;
 
 namespace {
 
-// Launch latency 2.5 us, dispatch 20 ns; local atomics 700 ns; a pattern result that must not be read.
+// Launch latency 2.5 us, dispatch 20 ns, h200-2's teardown (the launch fit keeps it); local atomics
+// 700 ns; a pattern result that must not be read.
 std::filesystem::path synthetic_h200_folder() {
   const auto dir = test::synthetic_folder("calibrate");
+  const double teardown_ns = static_cast<double>(models::load_system_spec("h200-2").gpu.dispatch.kernel_teardown_ps) / 1e3;
   for (const int workgroups : {1, 64, 264}) {
     const double per_die = std::ceil(workgroups / 2.0);
     test::write_json(dir / fmt::format("launch_latency.workgroups-{}.r1.json", workgroups),
                      test::synthetic_result("launch_latency", "microbenchmark",
                                             {{"kind", "microbench"}, {"op", "launch_latency"}, {"workgroups", workgroups}}, 1,
-                                            100 * (2500.0 + per_die * 20.0), {{"iterations", 100}, {"workgroups", workgroups}}));
+                                            100 * (2500.0 + teardown_ns + per_die * 20.0), {{"iterations", 100}, {"workgroups", workgroups}}));
   }
   test::write_json(dir / "atomic_add.r1.json",
                    test::synthetic_result("atomic_add", "microbenchmark", {{"kind", "microbench"}, {"op", "atomic_add"}, {"peer", 0}}, 1,
@@ -68,7 +71,7 @@ TEST_CASE("calibrate: fits in order and never reads patterns and the file reads 
   resolver.add_embedded(sim::config::embedded_files());
   const sim::config::ConfigLoader loader(resolver);
   const models::SystemSpec read =
-      models::system_schema().read(loader.load_text(yaml, "calibrated.yaml", "system"), {.extra_keys = {"base", "include"}});
+      models::system_schema().read(loader.load_text(yaml, "calibrated.yaml", "system"), {.extra_keys = {"base", "include", "uncertainty"}});
   CHECK(read.name == "h200-2-synthetic");
   CHECK(read.gpu.dispatch.kernel_launch_latency_ps == 2'500'000);
   CHECK(read.gpu.atomics.local_latency_ps == r.calibrated.gpu.atomics.local_latency_ps);
@@ -111,7 +114,7 @@ TEST_CASE("calibrate: kernel_efficiency entries are written as one list under gp
   resolver.add_embedded(sim::config::embedded_files());
   const sim::config::ConfigLoader loader(resolver);
   const models::SystemSpec read =
-      models::system_schema().read(loader.load_text(yaml, "calibrated.yaml", "system"), {.extra_keys = {"base", "include"}});
+      models::system_schema().read(loader.load_text(yaml, "calibrated.yaml", "system"), {.extra_keys = {"base", "include", "uncertainty"}});
   REQUIRE(read.gpu.compute.kernel_efficiency.size() == 2);
   CHECK(read.gpu.compute.kernel_efficiency[0].kernel == "attention");
   CHECK(read.gpu.compute.kernel_efficiency[0].efficiency == std::vector<double>{0.16});
@@ -121,7 +124,7 @@ TEST_CASE("calibrate: kernel_efficiency entries are written as one list under gp
   const auto read_text = [&](const std::string& entries) {
     return models::system_schema().read(
         loader.load_text("base: h200-2\nname: x\ngpu:\n  compute:\n    kernel_efficiency:\n" + entries, "x.yaml", "system"),
-        {.extra_keys = {"base", "include"}});
+        {.extra_keys = {"base", "include", "uncertainty"}});
   };
   CHECK_THROWS_WITH(read_text("      - {kernel: gemm, efficency: [0.5]}\n"), doctest::Contains("unknown key 'efficency'"));
   CHECK_THROWS_WITH(read_text("      - {kernel: gemm, efficiency: [1.5]}\n"), doctest::Contains("(0, 1]"));

@@ -99,6 +99,30 @@ TEST_CASE("launch: one workgroup count fits the launch latency alone and says wh
   CHECK(out.not_fitted[0].key == "gpu.dispatch.workgroup_dispatch");
 }
 
+TEST_CASE("launch: with the dispatch measured on the GPU's timer, the launch latency alone takes the rest") {
+  SyntheticPoints s;
+  for (const int workgroups : {1, 64, 264}) {  // 1, 32 and 132 per die on 2 dies
+    const double per_die = std::ceil(workgroups / 2.0);
+    s.add("launch_latency", microbench("launch_latency", {{"workgroups", workgroups}}), 1, 2500.0 + 900.0 + per_die * 0.5,
+          {{"iterations", 1}});
+  }
+  models::SystemSpec system = base_system();
+  system.gpu.dispatch.workgroup_dispatch_ps = 500;
+  system.gpu.dispatch.kernel_teardown_ps = 900'000;
+  app::measured::KernelBoundaries measured;
+  measured.dispatch = {{66, 40}, {264, 90}};  // two counts per die: the boundaries fit has a line
+  const std::vector<app::measured::KernelBoundaries> boundaries{measured};
+  const FitOutcome out = launch_fit().fit(FitInputs{system, s.points, kDirectOnly, {}, nullptr, &boundaries});
+  REQUIRE(out.values.size() == 1);
+  CHECK(out.values[0].key->path == "gpu.dispatch.kernel_launch_latency");
+  CHECK(out.values[0].value == doctest::Approx(2.5e6));
+  CHECK(out.not_fitted.empty());
+  CHECK(out.direct.relative_rms < 1e-9);
+  // Without the measurement the same points would give a line: the dispatch is fitted, not kept.
+  const FitOutcome line = launch_fit().fit(FitInputs{system, s.points, kDirectOnly});
+  CHECK(line.values.size() == 2);
+}
+
 TEST_CASE("hbm: time = a + 2 bytes / bandwidth gives the bandwidth, copies within the L2's reach are left out") {
   SyntheticPoints s;
   const double bytes_per_ns = 4100.0;  // 4.1 TB/s
