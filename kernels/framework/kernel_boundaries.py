@@ -29,11 +29,12 @@ import ctypes
 import datetime
 import json
 import statistics
-import subprocess
 import sys
 import time
 
 import cupy as cp
+
+import gpu_info  # beside this script
 
 SOURCE = r"""
 __device__ __forceinline__ unsigned long long global_ns() {
@@ -101,11 +102,8 @@ TIMEOUT_NS = 10_000_000_000
 
 
 def nvidia_smi():
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,memory.total",
-                               "--format=csv,noheader"], capture_output=True, text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError) as e:
-        return f"unavailable: {e}"
+    out, why = gpu_info.nvidia_smi("name,driver_version,clocks.max.sm,memory.total")
+    return out if out is not None else why
 
 
 def stream_write_value():

@@ -29,23 +29,21 @@ import datetime
 import json
 import os
 import statistics
-import subprocess
 import sys
 
 import torch
 import torch.distributed as dist
 from torch.profiler import ProfilerActivity, profile
 
+import gpu_info  # beside this script
+
 SIZES = [8 << 10, 32 << 10, 128 << 10, 512 << 10, 2 << 20, 8 << 20, 32 << 20, 128 << 20]
 OPS = ["all_gather", "reduce_scatter", "all_reduce"]
 
 
 def nvidia_smi():
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=index,name,driver_version", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=20).stdout.strip().splitlines()
-    except (OSError, subprocess.SubprocessError):
-        return []
+    out, _ = gpu_info.nvidia_smi("index,name,driver_version")
+    return out.splitlines() if out else []
 
 
 def make_call(op, size_bytes, world, device):

@@ -26,12 +26,13 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 
 import torch
 import torch.distributed as dist
+
+import gpu_info  # beside this script
 
 
 def cpu_model():
@@ -46,11 +47,8 @@ def cpu_model():
 
 
 def nvidia_smi():
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=index,name,driver_version", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=20).stdout.strip().splitlines()
-    except (OSError, subprocess.SubprocessError):
-        return []
+    out, _ = gpu_info.nvidia_smi("index,name,driver_version")
+    return out.splitlines() if out else []
 
 
 def sample(fn, calls):

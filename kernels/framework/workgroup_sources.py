@@ -19,10 +19,11 @@ import argparse
 import datetime
 import json
 import statistics
-import subprocess
 import sys
 
 import cupy as cp
+
+import gpu_info  # beside this script
 
 SOURCE = r"""
 template <int SOURCES, int UNROLL>
@@ -68,11 +69,8 @@ THREADS = 512
 
 
 def nvidia_smi():
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,memory.total",
-                               "--format=csv,noheader"], capture_output=True, text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError) as e:
-        return f"unavailable: {e}"
+    out, why = gpu_info.nvidia_smi("name,driver_version,clocks.max.sm,memory.total")
+    return out if out is not None else why
 
 
 def time_kernel(kernel, blocks, args, repeats):
