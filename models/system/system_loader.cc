@@ -8,12 +8,22 @@
 
 namespace tessera::models {
 
-SystemSpec load_system_spec(const std::string& system) {
+namespace {
+
+sim::config::ConfigNode load_system_node(const std::string& system) {
   using namespace sim::config;
   FileResolver resolver;
   resolver.add_embedded(embedded_files());
-  const ConfigLoader loader(resolver);
-  return read_system(loader.load_system(system));
+  return ConfigLoader(resolver).load_system(system);
+}
+
+}  // namespace
+
+SystemSpec load_system_spec(const std::string& system) { return read_system(load_system_node(system)); }
+
+std::vector<ParameterRange> load_system_ranges(const std::string& system) {
+  const sim::config::ConfigNode node = load_system_node(system);
+  return read_parameter_ranges(node, read_system(node));
 }
 
 }  // namespace tessera::models

@@ -24,6 +24,17 @@ namespace {
 constexpr const char* kTeardown = "gpu.dispatch.kernel_teardown";
 constexpr const char* kDispatch = "gpu.dispatch.workgroup_dispatch";
 
+// ceil(W / dies) - 1 of every dispatch case, in file order: the dispatches before the last start on a die.
+std::vector<double> dispatches_before_last(const FitInputs& in) {
+  std::vector<double> x;
+  if (in.kernel_boundaries == nullptr) return x;
+  const double dies = in.system.gpu.compute.num_dies;
+  for (const measured::KernelBoundaries& b : *in.kernel_boundaries) {
+    for (const measured::DispatchSpan& d : b.dispatch) x.push_back(std::ceil(d.workgroups / dies) - 1);
+  }
+  return x;
+}
+
 FitOutcome fit(const FitInputs& in) {
   FitOutcome out;
   out.fit = "boundaries";
@@ -36,15 +47,12 @@ FitOutcome fit(const FitInputs& in) {
     return out;
   }
   double teardown_sum = 0;
-  std::vector<double> x, y;
-  const double dies = in.system.gpu.compute.num_dies;
+  const std::vector<double> x = dispatches_before_last(in);
+  std::vector<double> y;
   for (const measured::KernelBoundaries& b : *in.kernel_boundaries) {
     out.files.push_back(b.display_name);
     teardown_sum += b.teardown_ns;
-    for (const measured::DispatchSpan& d : b.dispatch) {
-      x.push_back(std::ceil(d.workgroups / dies) - 1);
-      y.push_back(d.span_ns);
-    }
+    for (const measured::DispatchSpan& d : b.dispatch) y.push_back(d.span_ns);
     out.notes.push_back(fmt::format("{} ({}): teardown {:.0f} ns; a queued kernel's first workgroup starts {:.0f} ns after the "
                                     "previous one's last ends (recorded: Tessera starts a stream's next launch at the completion)",
                                     b.display_name, b.device, b.teardown_ns, b.queued_gap_ns));
@@ -57,8 +65,8 @@ FitOutcome fit(const FitInputs& in) {
     FittedValue v{&calibration_key(kDispatch), line.slope * 1e3, std::max(0.0, line.slope) * 1e3, ""};
     if (line.slope < 0) v.note = "the direct fit was negative: clamped at 0";
     out.values.push_back(v);
-    out.notes.push_back(fmt::format("dispatch: {} case(s), line intercept {:.1f} ns (the global timer's 32 ns ticks)", x.size(),
-                                    line.intercept));
+    out.notes.push_back(fmt::format("dispatch: {} case(s), line intercept {:.1f} ns (spans are whole ticks of the GPU's timer)",
+                                    x.size(), line.intercept));
   } else {
     out.not_fitted.push_back({kDispatch, "the dispatch cases need two or more workgroup counts per die"});
   }
@@ -68,14 +76,7 @@ FitOutcome fit(const FitInputs& in) {
 }  // namespace
 
 // True when a boundaries file gave the dispatch cost (the launch fit then leaves it alone).
-bool dispatch_measured(const FitInputs& in) {
-  if (in.kernel_boundaries == nullptr) return false;
-  std::vector<double> per_die;
-  for (const measured::KernelBoundaries& b : *in.kernel_boundaries) {
-    for (const measured::DispatchSpan& d : b.dispatch) per_die.push_back(std::ceil(d.workgroups / double(in.system.gpu.compute.num_dies)));
-  }
-  return distinct_values(per_die) >= 2;
-}
+bool dispatch_measured(const FitInputs& in) { return distinct_values(dispatches_before_last(in)) >= 2; }
 
 FitUnit boundaries_fit() { return {"boundaries", "kernel boundaries (tessera-kernel-boundaries/1)", fit}; }
 

@@ -94,7 +94,8 @@ TEST_CASE("--ablate says when it changes nothing, and shows the table when it do
   // With its launch costs set to 0 ps, the launch ablation changes nothing, and the run shows what
   // the launch costs measured on the H200 pair would add; the dataflow oracle (sync) always re-runs.
   const std::string free_launch = "--set system=mi300x-8-spec --set system.gpu.dispatch.kernel_launch_latency=0ps "
-                                  "--set system.gpu.dispatch.workgroup_dispatch=0ps --set system.gpu.dispatch.kernel_teardown=0ps ";
+                                  "--set system.gpu.dispatch.workgroup_dispatch=0ps --set system.gpu.dispatch.kernel_teardown=0ps "
+                                  "--set system.host.collective_call=0ps ";
   const auto zero = run_tessera("run " + free_launch + "--set workload.m=64 --set workload.n=512 --set workload.k=1024 "
                                 "--ablate launch --ablate sync --json");
   REQUIRE(zero.exit_code == 0);

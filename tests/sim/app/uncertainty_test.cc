@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <set>
+#include <span>
 #include <string>
 
 #include "models/system/parameter_ranges.h"
@@ -20,9 +21,26 @@ namespace {
 using sim::config::ConfigError;
 using sim::config::ConfigNode;
 
+// The shipped nameplate MI300X without its ranges (the estimates' ranges it carries would mix with
+// the ones each test gives): "systems/plain-mi300x-1.yaml", a fixture cut from the embedded file.
+std::span<const sim::config::EmbeddedFile> plain_fixture() {
+  static const std::string text = [] {
+    for (const sim::config::EmbeddedFile& f : sim::config::embedded_files()) {
+      if (f.path != "systems/mi300x-1-spec.yaml") continue;
+      const std::string whole(f.text);
+      return whole.substr(0, whole.find("\nuncertainty:") + 1);
+    }
+    FAIL("no embedded mi300x-1-spec");
+    return std::string();
+  }();
+  static const sim::config::EmbeddedFile file{"systems/plain-mi300x-1.yaml", text};
+  return {&file, 1};
+}
+
 ConfigNode system_node(const std::string& yaml) {
   sim::config::FileResolver resolver;
   resolver.add_embedded(sim::config::embedded_files());
+  resolver.add_embedded(plain_fixture(), "fixture:");
   return sim::config::ConfigLoader(resolver).load_text(yaml, "ranges.yaml", "system");
 }
 
@@ -41,7 +59,7 @@ std::string error_of(const std::string& yaml) {
   return {};
 }
 
-const char* kBase = "base: mi300x-1-spec\n";  // nameplate: no ranges of its own
+const char* kBase = "base: plain-mi300x-1\n";  // nameplate, no ranges of its own
 
 TEST_CASE("a system file's ranges are read flat or nested, in key order, with the system's value") {
   const auto ranges = ranges_of(std::string(kBase) +
