@@ -17,8 +17,12 @@ kernel's last workgroup has ended. This script splits it with the GPU's global t
 - queued: one-workgroup kernels queued behind a gate kernel (so the host is far ahead), each
   recording its start and end: the gap from one's end to the next's start is the GPU's own cost
   of a kernel boundary when the launch is already queued.
+- cupti (with --cupti, needs PyTorch): the same one-workgroup kernels, each on an idle GPU, under
+  PyTorch's profiler (CUPTI): the kernel's duration as the profiler reports it against its
+  workgroup's own span on the global timer. The difference says how much of the launch and the
+  teardown a profiler's kernel time contains (what NCCL's kernel times, taken the same way, hold).
 
-    python3 kernels/framework/kernel_boundaries.py --out OUT.json [--trials 400] [--repeats 20]
+    python3 kernels/framework/kernel_boundaries.py --out OUT.json [--trials 400] [--repeats 20] [--cupti]
 
 CuPy compiles the kernels at run time (NVRTC); the stream write comes from the driver library
 (libcuda.so.1) through ctypes. The JSON (schema tessera-kernel-boundaries/1) has the device,
@@ -189,6 +193,37 @@ def queued_runs(module, trials):
     return {"gaps_ns": gaps, **summary(gaps), "timer_quantum_ns": timer_quantum(s + e)}
 
 
+def cupti_runs(module, trials, trace_path):
+    """Per one-workgroup kernel on an idle GPU: CUPTI's duration and the workgroup's own span (ns)."""
+    import os
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    stamp = module.get_function("stamp")
+    starts = cp.zeros(trials, dtype=cp.uint64)
+    ends = cp.zeros(trials, dtype=cp.uint64)
+    cp.cuda.Device().synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for i in range(trials):
+            stamp((1,), (THREADS,), (starts, ends, cp.int32(i), cp.uint64(SPIN_NS), cp.uint64(0), cp.uint32(0)))
+            cp.cuda.Device().synchronize()
+    prof.export_chrome_trace(trace_path)
+    with open(trace_path) as f:
+        events = json.load(f)
+    os.remove(trace_path)
+    events = events.get("traceEvents", events) if isinstance(events, dict) else events
+    durations = [float(e["dur"]) * 1e3 for e in sorted((e for e in events if e.get("cat") == "kernel" and e.get("name") == "stamp"),
+                                                        key=lambda e: e["ts"])]
+    s, e = starts.get().tolist(), ends.get().tolist()
+    spans = [float(b - a) for a, b in zip(s, e)]
+    if len(durations) != trials:
+        raise RuntimeError(f"cupti: the profiler recorded {len(durations)} stamp kernels of {trials} (torch {torch.__version__})")
+    beyond = [d - w for d, w in zip(durations, spans)]
+    print(f"cupti: kernel {statistics.median(durations):7.0f} ns, its workgroup {statistics.median(spans):7.0f} ns, "
+          f"beyond {statistics.median(beyond):5.0f} ns (medians)", flush=True)
+    return {"torch": torch.__version__, "durations_ns": durations, "spans_ns": spans,
+            "duration": summary(durations), "span": summary(spans), "beyond_span": summary(beyond)}
+
+
 def dispatch_runs(module, counts, repeats, hold_ns):
     """The span of the start times of W resident workgroups, per W."""
     arrive = module.get_function("arrive")
@@ -220,6 +255,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--trials", type=int, default=400)
     ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--cupti", action="store_true", help="also time the kernels under PyTorch's profiler (CUPTI)")
     args = ap.parse_args()
 
     module = cp.RawModule(code=SOURCE, options=("--std=c++17",))
@@ -230,6 +266,7 @@ def main():
     teardown = teardown_runs(module, args.trials, stream_write_value())
     queued = queued_runs(module, args.trials)
     dispatch = dispatch_runs(module, counts, args.repeats, hold_ns=100_000)
+    cupti = cupti_runs(module, 100, args.out + ".trace.json") if args.cupti else None
     result = {
         "schema": "tessera-kernel-boundaries/1",
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -245,6 +282,8 @@ def main():
         "queued": queued,
         "dispatch": dispatch,
     }
+    if cupti is not None:
+        result["cupti"] = cupti
     print(f"teardown (stream - direct, means): {result['teardown']['teardown_ns']:.0f} ns", flush=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
