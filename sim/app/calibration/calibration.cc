@@ -56,7 +56,7 @@ void prepare_points(const measured::MeasuredSet& set, const std::string& system_
   }
 }
 
-// The used results in path order, then the used kernel-time files (their display names are
+// The used results in path order, then the used kernel-time and kernel-boundary files (their display names are
 // their paths, as the measured folder was given) in name order.
 std::string digest_of(const std::vector<CalibrationPoint>& points, const std::set<std::string>& document_files) {
   std::vector<std::pair<std::string, std::filesystem::path>> files;
