@@ -8,6 +8,7 @@ packages=(
   libboost-graph-dev libboost-program-options-dev
   libyaml-cpp-dev libeigen3-dev nlohmann-json3-dev libfmt-dev doctest-dev
   libboost-mpi-dev openmpi-bin
+  libopencv-ml-dev  # CART decision trees for tessera select (Debian 12 packages no mlpack)
   chromium  # headless, for the report.html test (tests/sim/report)
   clang libclang-rt-dev  # libFuzzer and the sanitizer runtimes of Debian's clang, for the fuzz targets (tests/fuzz)
   hipcc libamdhip64-dev  # the AMD build of the kernel suite (kernels/), compile only here

@@ -14,6 +14,8 @@ int command_bench(const Args& args);
 int command_trace(const Args& args);
 int command_compare(const Args& args);
 int command_sweep(const Args& args);
+int command_tune(const Args& args);
+int command_select(const Args& args);
 int command_calibrate(const Args& args);
 int command_validate(const Args& args);
 

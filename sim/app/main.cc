@@ -34,6 +34,9 @@ Commands:
   describe [CONFIG]   print the fully resolved configuration, with units (--schema: every key's schema)
   compare A B         run two configs; how the makespan and each tax change from A to B
   sweep STUDY         run every point of a what-if study (grid/zip axes; also under mpirun)
+  tune CONFIG --space SPACE
+                      find the best mapping, swizzle, tiles or variant of a run (also under mpirun)
+  select RESULTS      learn a decision tree that picks the fastest variant from a sweep's results
   calibrate           fit a system's unpublished parameters to kernel-suite microbenchmarks
   validate            predict measured kernel-suite patterns and report the error
   bench phold         the event engine's PHOLD benchmark
@@ -46,7 +49,7 @@ Options:
   --version           print the version
 
 Exit codes: 0 success, 1 the run failed, 2 bad input (config, trace, measured result or flag),
-130 interrupted (tessera sweep, by SIGINT or SIGTERM; finished points are kept).
+130 interrupted (tessera sweep and tune, by SIGINT or SIGTERM; finished points are kept).
 )";
 
 struct Command {
@@ -61,6 +64,8 @@ constexpr Command kCommands[] = {
     {"trace", tessera::app::command_trace},
     {"compare", tessera::app::command_compare},
     {"sweep", tessera::app::command_sweep},
+    {"tune", tessera::app::command_tune},
+    {"select", tessera::app::command_select},
     {"calibrate", tessera::app::command_calibrate},
     {"validate", tessera::app::command_validate},
 };

@@ -115,4 +115,20 @@ std::vector<std::string> MpiSession::gather_to_root(const std::string& mine) con
   return all;
 }
 
+std::vector<std::string> MpiSession::all_gather(const std::string& mine) const {
+  std::vector<std::string> all = gather_to_root(mine);
+#if TESSERA_HAVE_MPI
+  if (initialised_) {
+    if (rank_ == 0) {
+      for (int r = 1; r < size_; ++r) {
+        for (const std::string& s : all) send_string(s, r);
+      }
+    } else {
+      for (int r = 0; r < size_; ++r) all.push_back(receive_string(0));
+    }
+  }
+#endif
+  return all;
+}
+
 }  // namespace tessera::app::sweep

@@ -37,6 +37,9 @@ class MpiSession {
 
   // Every rank's `mine`, in rank order, on rank 0; empty on the other ranks. Collective.
   std::vector<std::string> gather_to_root(const std::string& mine) const;
+  // Every rank's `mine`, in rank order, on every rank (tune's rounds: each rank decides the next
+  // round from the same results). Collective.
+  std::vector<std::string> all_gather(const std::string& mine) const;
 
   static bool built_with_mpi();
 

@@ -54,7 +54,9 @@ SweepDimension grid_axis(const ConfigNode& axis) {
   return d;
 }
 
-SweepDimension zip_group(const ConfigNode& zip) {
+}  // namespace
+
+SweepDimension parse_zip_group(const ConfigNode& zip) {
   if (!zip.is_map() || zip.size() == 0) {
     throw ConfigError(zip, "expected a map of key paths to lists of equal length");
   }
@@ -75,6 +77,8 @@ SweepDimension zip_group(const ConfigNode& zip) {
   }
   return d;
 }
+
+namespace {
 
 ConfigNode read_base(const ConfigNode& base) {
   if (base.is_map()) {
@@ -130,7 +134,7 @@ Study parse_study(const sim::config::SourceFile& file) {
   check_keys(*sweep, {"grid", "zip"});
   for (const ConfigNode& part : sweep->children()) {
     if (part.key() == "zip") {
-      study.dimensions.push_back(zip_group(part));
+      study.dimensions.push_back(parse_zip_group(part));
       continue;
     }
     if (!part.is_map() || part.size() == 0) throw ConfigError(part, "expected a map of key paths to lists of values");

@@ -37,6 +37,10 @@ struct Study {
 // The most points one study may have: a million runs is weeks of simulation already.
 inline constexpr std::size_t kMaxSweepPoints = 1'000'000;
 
+// A zip: map (key paths to lists of equal length, advanced together) as one dimension. Throws
+// config::ConfigError at the map or the list that breaks the rule.
+SweepDimension parse_zip_group(const sim::config::ConfigNode& zip);
+
 // Parses and checks a study file's text. Throws config::ConfigError naming the file, line and
 // key: unknown keys, a missing base: or sweep:, an axis that is not a non-empty list, zip lists
 // of unequal lengths, a key swept twice, a malformed key path.
