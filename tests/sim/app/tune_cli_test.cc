@@ -182,4 +182,23 @@ TEST_CASE("select: a selector from a real sweep, its header compiling, and bad i
   CHECK(run_tessera("select '" + (sweep / "results.csv").string() + "' --target variant --max-depth 0").exit_code == 2);
 }
 
+TEST_CASE("tune: the shipped spaces are compiled in and every value is valid with their configs") {
+  // One coordinate step (--budget 1: the start point alone) on a shrunk config of each space's workload.
+  const std::vector<std::pair<std::string, std::string>> spaces{
+      {"spaces/ag_gemm.yaml", write_file("ag_gemm.yaml", "base: default.yaml\nworkload: {m: 256, k: 512}\n").string()},
+      {"spaces/h200-gemm.yaml", write_file("h200-gemm.yaml", "system: h200-1-calibrated\nworkload: {kind: gemm, m: 512, n: 512, "
+                                                             "k: 256, block_k: 32}\n").string()},
+      {"spaces/h200-attention.yaml", write_file("h200-attention.yaml", "system: h200-1-calibrated\nworkload: {kind: "
+                                                                       "attention, q_heads: 4, kv_heads: 4, seq_len: 512}\n").string()},
+      {"spaces/swizzleperf_gemm.yaml", write_file("swizzleperf.yaml", "system: mi300x-1\nworkload: {kind: gemm, m: 1024, "
+                                                                      "n: 1024, k: 256, block_k: 64}\n").string()},
+  };
+  for (const auto& [space, config] : spaces) {
+    const fs::path out = fresh_dir("tune-shipped");
+    const auto r = run_tessera("tune '" + config + "' --space " + space + " --search coordinate --budget 1 --quiet --out '" +
+                               out.string() + "'", "/");
+    CHECK_MESSAGE(r.exit_code == 0, space << ": " << r.err);
+  }
+}
+
 }  // namespace
