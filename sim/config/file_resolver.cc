@@ -4,6 +4,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "sim/config/config_error.h"
 #include "sim/io/whole_file.h"
 
@@ -97,6 +100,13 @@ std::optional<SourceFile> FileResolver::find(std::string_view name, const Source
     if (auto file = open(c)) return file;
   }
   return std::nullopt;
+}
+
+SourceFile FileResolver::find_or_throw(std::string_view name, std::string_view what) const {
+  if (auto file = find(name, nullptr)) return *file;
+  throw ConfigError(SourceLocation{std::string(name), 0, 0}, "",
+                    fmt::format("cannot find {} file '{}' (looked for {})", what, name,
+                                fmt::join(search_places(name, nullptr, false), ", ")));
 }
 
 std::optional<SourceFile> FileResolver::find_system(std::string_view name, const SourceFile* from) const {

@@ -40,6 +40,9 @@ class FileResolver {
   // beside `from` in its own source (or, from the command line, relative to the current
   // directory); in the embedded tables; under the config dir.
   std::optional<SourceFile> find(std::string_view name, const SourceFile* from) const;
+  // find() for a file named on the command line, or a ConfigError "cannot find WHAT file 'NAME'
+  // (looked for ...)" naming it (what: "study", "space").
+  SourceFile find_or_throw(std::string_view name, std::string_view what) const;
 
   // The value of `system:`: a bare name (no '/', no .yaml/.yml) means systems/NAME.yaml,
   // looked up in the embedded tables, then under the config dir; anything else is a path

@@ -10,6 +10,12 @@ const sim::config::Schema<GemmParams>& gemm_schema() {
           .embed(&GemmParams::gemm, gemm.without({kXcdRemapKey}))
           .count("workgroups", &GemmParams::workgroups, "persistent grid; 0: one per CU").range(0, 1 << 20)
           .embed(&GemmParams::gemm, gemm.only({kXcdRemapKey}))
+          .count("remap_dies", &GemmParams::remap_dies,
+                 "chiplet_swizzle: the dies it groups workgroups by (0: the GPU's); another count is a swizzle "
+                 "tuned for another GPU").range(0, 1024)
+          .count("remap_chunk", &GemmParams::remap_chunk,
+                 "chiplet_swizzle: runs of consecutive workgroups kept together (1: pid % D, the plain swizzle)")
+          .range(1, 1 << 16)
           .boolean("persistent", &GemmParams::persistent,
                    "a persistent grid looping over tiles; false: one workgroup per tile")
           .choice("addressing", &GemmParams::addressing, tile_addressing_choices(),
@@ -21,6 +27,10 @@ GemmTiling tiling_of(const GemmParams& p) {
   return tiling_of(p.gemm);
 }
 
+SwizzleFamily swizzle_of(const GemmParams& p, const models::SystemSpec& system) {
+  return {p.remap_dies != 0 ? p.remap_dies : system.gpu.compute.num_dies, p.remap_chunk};
+}
+
 std::uint64_t gemm_grid(const GemmParams& p, const models::SystemSpec& system) {
   if (!p.persistent) return tiling_of(p).tiles();
   return p.workgroups != 0 ? p.workgroups : models::total_compute_units(system.gpu);
@@ -30,7 +40,7 @@ std::optional<ParamProblem> check_against_system(const GemmParams& p, const mode
   if (auto problem = tiling_problem(tiling_of(p))) return problem;
   const std::uint64_t grid = gemm_grid(p, system);
   if (grid == 0) return ParamProblem{"workgroups", "the system has no compute units"};
-  if (auto problem = remap_problem(grid, system.gpu.compute.num_dies, p.gemm.xcd_remap)) {
+  if (auto problem = remap_problem(grid, swizzle_of(p, system), p.gemm.xcd_remap)) {
     return ParamProblem{p.persistent ? "workgroups" : "xcd_remap", *problem};
   }
   return std::nullopt;
@@ -56,7 +66,7 @@ trace::Trace make_gemm(const GemmParams& p, const models::SystemSpec& system) {
   kernel.name = "gemm";
   kernel.grid = grid;
   kernel.program = program;
-  kernel.args = {remap_expr(grid, system.gpu.compute.num_dies, p.gemm.xcd_remap)};
+  kernel.args = {remap_expr(grid, swizzle_of(p, system), p.gemm.xcd_remap)};
   tb.launch(std::move(kernel));
   tb.sync(0);
   return std::move(tb).build();

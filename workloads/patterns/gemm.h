@@ -32,6 +32,10 @@ struct GemmParams {
       .xcd_remap = XcdRemap::kNone,
   };
   std::uint32_t workgroups = 0;  // persistent grid; 0: one per CU of the GPU
+  // chiplet_swizzle's family (gemm_tiling.h, SwizzleFamily): the die count it assumes (0: the
+  // GPU's) and the runs of consecutive workgroups it keeps together (1: the plain swizzle).
+  std::uint32_t remap_dies = 0;
+  std::uint32_t remap_chunk = 1;
   bool persistent = true;        // false: one workgroup per tile
   TileAddressing addressing = TileAddressing::kPanels;
 };
@@ -40,6 +44,8 @@ struct GemmParams {
 const sim::config::Schema<GemmParams>& gemm_schema();
 
 GemmTiling tiling_of(const GemmParams& params);
+// The swizzle family member the remap uses on this system (remap_dies 0: the GPU's dies).
+SwizzleFamily swizzle_of(const GemmParams& params, const models::SystemSpec& system);
 // The grid: `workgroups` (or all CUs) when persistent, else one workgroup per tile.
 std::uint64_t gemm_grid(const GemmParams& params, const models::SystemSpec& system);
 // What the system makes impossible (the swizzle of a grid that is not a multiple of the dies).

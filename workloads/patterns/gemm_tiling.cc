@@ -76,23 +76,52 @@ TileCoord tile_coord(const GemmTiling& t, std::uint64_t tile) {
 }
 
 std::uint64_t remap_workgroup(std::uint64_t wg, std::uint64_t num_wgs, std::uint32_t num_dies, XcdRemap remap) {
-  if (remap == XcdRemap::kNone || num_dies <= 1) return wg;
-  return (wg % num_dies) * (num_wgs / num_dies) + wg / num_dies;
+  return remap_workgroup(wg, num_wgs, SwizzleFamily{num_dies, 1}, remap);
 }
 
 std::optional<std::string> remap_problem(std::uint64_t num_wgs, std::uint32_t num_dies, XcdRemap remap) {
-  if (remap == XcdRemap::kNone || num_dies <= 1 || num_wgs % num_dies == 0) return std::nullopt;
-  return fmt::format(
-      "chiplet_swizzle needs the grid ({} workgroups) to be a multiple of the dies per GPU ({}); otherwise "
-      "(pid % D) * (NUM_WGS / D) + pid / D is not a permutation and some tiles would never be computed",
-      num_wgs, num_dies);
+  return remap_problem(num_wgs, SwizzleFamily{num_dies, 1}, remap);
 }
 
 Expr remap_expr(std::uint64_t num_wgs, std::uint32_t num_dies, XcdRemap remap) {
-  if (remap == XcdRemap::kNone || num_dies <= 1) return trace::wg();
+  return remap_expr(num_wgs, SwizzleFamily{num_dies, 1}, remap);
+}
+
+namespace {
+
+bool identity(SwizzleFamily f, XcdRemap remap) {
+  return remap == XcdRemap::kNone || (f.dies <= 1 && f.chunk <= 1) || f.dies == 0 || f.chunk == 0;
+}
+
+}  // namespace
+
+std::uint64_t remap_workgroup(std::uint64_t wg, std::uint64_t num_wgs, SwizzleFamily f, XcdRemap remap) {
+  if (identity(f, remap)) return wg;
+  const std::uint64_t c = f.chunk, g = f.dies;
+  return (wg / c) % g * (num_wgs / g) + wg / (c * g) * c + wg % c;
+}
+
+std::optional<std::string> remap_problem(std::uint64_t num_wgs, SwizzleFamily f, XcdRemap remap) {
+  if (identity(f, remap) || num_wgs % (std::uint64_t{f.chunk} * f.dies) == 0) return std::nullopt;
+  if (f.chunk == 1) {
+    return fmt::format(
+        "chiplet_swizzle needs the grid ({} workgroups) to be a multiple of the dies per GPU ({}); otherwise "
+        "(pid % D) * (NUM_WGS / D) + pid / D is not a permutation and some tiles would never be computed",
+        num_wgs, f.dies);
+  }
+  return fmt::format(
+      "chiplet_swizzle with {} dies and runs of {} needs the grid ({} workgroups) to be a multiple of {} x {}; "
+      "otherwise it is not a permutation and some tiles would never be computed",
+      f.dies, f.chunk, num_wgs, f.dies, f.chunk);
+}
+
+Expr remap_expr(std::uint64_t num_wgs, SwizzleFamily f, XcdRemap remap) {
+  if (identity(f, remap)) return trace::wg();
+  const auto c = static_cast<std::int64_t>(f.chunk);
   Expr e;
-  e.add(Var::kWg, static_cast<std::int64_t>(num_wgs / num_dies), 1, num_dies);
-  e.add(Var::kWg, 1, num_dies, 0);
+  e.add(Var::kWg, static_cast<std::int64_t>(num_wgs / f.dies), f.chunk, f.dies);  // ((wg / C) % G) * (NUM_WGS / G)
+  e.add(Var::kWg, c, f.chunk * f.dies, 0);                                        // (wg / (C G)) * C
+  if (c > 1) e.add(Var::kWg, 1, 1, f.chunk);                                      // wg % C
   return e;
 }
 

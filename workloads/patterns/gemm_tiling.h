@@ -85,6 +85,20 @@ std::optional<std::string> remap_problem(std::uint64_t num_wgs, std::uint32_t nu
 // The same as a kernel argument (evaluated with wg), to load into r0.
 trace::Expr remap_expr(std::uint64_t num_wgs, std::uint32_t num_dies, XcdRemap remap);
 
+// The chiplet swizzle's family (what a swizzle search explores): `dies` groups G and runs of
+// `chunk` workgroups C, pid = ((wg / C) % G) * (NUM_WGS / G) + (wg / (C G)) * C + wg % C: the
+// C-workgroup runs that a dispatcher sending C consecutive workgroups to each of G dies in turn
+// would place on one die get consecutive tiles. C = 1 and G = the GPU's dies is chiplet_swizzle;
+// a G or C unlike the hardware's is a swizzle tuned for another GPU. A permutation when
+// NUM_WGS % (C G) == 0. kNone ignores G and C.
+struct SwizzleFamily {
+  std::uint32_t dies = 1;
+  std::uint32_t chunk = 1;
+};
+std::uint64_t remap_workgroup(std::uint64_t wg, std::uint64_t num_wgs, SwizzleFamily family, XcdRemap remap);
+std::optional<std::string> remap_problem(std::uint64_t num_wgs, SwizzleFamily family, XcdRemap remap);
+trace::Expr remap_expr(std::uint64_t num_wgs, SwizzleFamily family, XcdRemap remap);
+
 // Launches the persistent GEMM kernel `name` (grid workgroups of `program`, its pid remapped as
 // `remap` says) on ranks 0 .. ranks-1, stream 0, every CU.
 void launch_gemm_on_every_rank(trace::TraceBuilder& builder, const std::string& name, std::uint32_t ranks,

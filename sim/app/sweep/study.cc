@@ -163,13 +163,7 @@ Study parse_study(const sim::config::SourceFile& file) {
 }
 
 Study read_study(std::string_view name, const sim::config::FileResolver& resolver) {
-  const std::optional<sim::config::SourceFile> file = resolver.find(name, nullptr);
-  if (!file) {
-    throw ConfigError(SourceLocation{std::string(name), 0, 0}, "",
-                      fmt::format("cannot find study file '{}' (looked for {})", name,
-                                  fmt::join(resolver.search_places(name, nullptr, false), ", ")));
-  }
-  return parse_study(*file);
+  return parse_study(resolver.find_or_throw(name, "study"));
 }
 
 }  // namespace tessera::app::sweep

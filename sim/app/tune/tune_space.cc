@@ -198,13 +198,7 @@ TuneSpace parse_tune_space(const sim::config::SourceFile& file) {
 }
 
 TuneSpace read_tune_space(std::string_view name, const sim::config::FileResolver& resolver) {
-  const std::optional<sim::config::SourceFile> file = resolver.find(name, nullptr);
-  if (!file) {
-    throw ConfigError(SourceLocation{std::string(name), 0, 0}, "",
-                      fmt::format("cannot find space file '{}' (looked for {})", name,
-                                  fmt::join(resolver.search_places(name, nullptr, false), ", ")));
-  }
-  return parse_tune_space(*file);
+  return parse_tune_space(resolver.find_or_throw(name, "space"));
 }
 
 sweep::Study tune_study(const TuneSpace& space, const std::string& config) {

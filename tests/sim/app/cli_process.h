@@ -66,6 +66,14 @@ inline std::string without_wall_s(const std::string& csv) {
   return out;
 }
 
+// The lines of a text (a CSV, a command's output), without their line breaks.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
 inline std::filesystem::path write_file(const std::string& name, const std::string& text) {
   const auto path = scratch_dir() / name;
   std::ofstream(path) << text;

@@ -16,19 +16,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using tessera::test::fresh_dir;
+using tessera::test::lines_of;
 using tessera::test::read_all;
 using tessera::test::run_tessera;
 using tessera::test::without_wall_s;
 using tessera::test::write_file;
 
 const std::string kTinyStudy = std::string(TESSERA_SWEEP_FIXTURES) + "/tiny.yaml";
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> out;
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 // The unit a table's header gives a time column ("makespan (us)" -> "us"); empty when the
 // column is missing or names no time unit.

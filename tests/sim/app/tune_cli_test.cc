@@ -19,19 +19,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using tessera::test::fresh_dir;
+using tessera::test::lines_of;
 using tessera::test::read_all;
 using tessera::test::run_tessera;
 using tessera::test::without_wall_s;
 using tessera::test::write_file;
 
 const std::string kConfig = std::string(TESSERA_SWEEP_FIXTURES) + "/tune_tiny.yaml";
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> out;
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 std::vector<std::string> cells_of(const std::string& line) {
   std::vector<std::string> out;

@@ -118,6 +118,12 @@ TEST_CASE("gemm: the schema reads every key with its default and checks k agains
   CHECK(read.gemm.xcd_remap == p::XcdRemap::kChipletSwizzle);
   CHECK_FALSE(read.persistent);
   CHECK(read.addressing == p::TileAddressing::kRows);
+  CHECK(read.remap_dies == 0);   // the GPU's dies
+  CHECK(read.remap_chunk == 1);  // the plain swizzle
+  const p::GemmParams family = p::gemm_schema().read(cfg::parse_yaml("{remap_dies: 4, remap_chunk: 2}", "test"));
+  CHECK(family.remap_dies == 4);
+  CHECK(family.remap_chunk == 2);
+  CHECK_THROWS(p::gemm_schema().read(cfg::parse_yaml("{remap_chunk: 0}", "test")));
   CHECK_THROWS_WITH(p::gemm_schema().read(cfg::parse_yaml("{k: 1000}", "test")), doctest::Contains("block_k"));
   CHECK_THROWS(p::gemm_schema().read(cfg::parse_yaml("{mm: 1}", "test")));
 }

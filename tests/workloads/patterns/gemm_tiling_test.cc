@@ -58,26 +58,37 @@ TEST_CASE("element sizes of the matrix types") {
   CHECK(p::element_bytes(Dtype::kFp32) == 4);
 }
 
+// The swizzle of `num_wgs` workgroups as family `f` is a permutation of 0 .. num_wgs-1, and its
+// expression (the kernel argument) gives the same pid for every workgroup.
+static void check_swizzle_permutation(std::uint64_t num_wgs, p::SwizzleFamily f) {
+  CAPTURE(num_wgs);
+  CAPTURE(f.dies);
+  CAPTURE(f.chunk);
+  REQUIRE_FALSE(p::remap_problem(num_wgs, f, p::XcdRemap::kChipletSwizzle));
+  const tr::Expr e = p::remap_expr(num_wgs, f, p::XcdRemap::kChipletSwizzle);
+  std::set<std::uint64_t> seen;
+  for (std::uint64_t wg = 0; wg < num_wgs; ++wg) {
+    const std::uint64_t pid = p::remap_workgroup(wg, num_wgs, f, p::XcdRemap::kChipletSwizzle);
+    tr::VarValues vars{};
+    vars[static_cast<int>(tr::Var::kWg)] = static_cast<std::int64_t>(wg);
+    CHECK(e.eval(vars) == static_cast<std::int64_t>(pid));
+    CHECK(pid < num_wgs);
+    seen.insert(pid);
+  }
+  CHECK(seen.size() == num_wgs);
+}
+
 TEST_CASE("the chiplet swizzle is a permutation of the workgroup ids and matches its expression") {
   struct Case {
     std::uint64_t num_wgs;
     std::uint32_t dies;
   };
   for (const Case c : {Case{304, 8}, Case{132, 2}, Case{16, 8}, Case{8, 8}, Case{576, 8}, Case{7, 1}}) {
-    CAPTURE(c.num_wgs);
-    CAPTURE(c.dies);
-    REQUIRE_FALSE(p::remap_problem(c.num_wgs, c.dies, p::XcdRemap::kChipletSwizzle));
-    const tr::Expr e = p::remap_expr(c.num_wgs, c.dies, p::XcdRemap::kChipletSwizzle);
-    std::set<std::uint64_t> seen;
-    for (std::uint64_t wg = 0; wg < c.num_wgs; ++wg) {
-      const std::uint64_t pid = p::remap_workgroup(wg, c.num_wgs, c.dies, p::XcdRemap::kChipletSwizzle);
-      tr::VarValues vars{};
-      vars[static_cast<int>(tr::Var::kWg)] = static_cast<std::int64_t>(wg);
-      CHECK(e.eval(vars) == static_cast<std::int64_t>(pid));
-      CHECK(pid < c.num_wgs);
-      seen.insert(pid);
-    }
-    CHECK(seen.size() == c.num_wgs);
+    check_swizzle_permutation(c.num_wgs, {c.dies, 1});
+    // The GPU's dies: the same as the family's plain member, expression included.
+    CHECK(p::remap_expr(c.num_wgs, c.dies, p::XcdRemap::kChipletSwizzle) ==
+          p::remap_expr(c.num_wgs, p::SwizzleFamily{c.dies, 1}, p::XcdRemap::kChipletSwizzle));
+    CHECK_FALSE(p::remap_problem(c.num_wgs, c.dies, p::XcdRemap::kChipletSwizzle));
   }
   // Consecutive pids land on one die: workgroups 0, 8, 16 (die 0) get pids 0, 1, 2 of 304.
   CHECK(p::remap_workgroup(0, 304, 8, p::XcdRemap::kChipletSwizzle) == 0);
@@ -89,6 +100,27 @@ TEST_CASE("the chiplet swizzle is a permutation of the workgroup ids and matches
   REQUIRE(problem);
   CHECK(problem->find("multiple") != std::string::npos);
   CHECK_FALSE(p::remap_problem(300, 8, p::XcdRemap::kNone));
+}
+
+TEST_CASE("the swizzle family: a permutation for every die count and run length that divide the grid") {
+  for (const auto& [num_wgs, family] : std::vector<std::pair<std::uint64_t, p::SwizzleFamily>>{
+           {304, {8, 2}}, {304, {4, 2}}, {304, {8, 19}}, {132, {2, 3}}, {96, {4, 4}}, {304, {8, 1}}}) {
+    check_swizzle_permutation(num_wgs, family);
+  }
+  // Runs of 1 on the GPU's dies are the plain swizzle, expression included.
+  CHECK(p::remap_expr(304, p::SwizzleFamily{8, 1}, p::XcdRemap::kChipletSwizzle) ==
+        p::remap_expr(304, 8, p::XcdRemap::kChipletSwizzle));
+  // 16 workgroups, 2 dies, runs of 2: workgroups 0 1 | 2 3 | 4 5 ... alternate between the dies in runs of two, and
+  // each die's runs get consecutive pids: 0 1, 8 9, 2 3, ...
+  const p::SwizzleFamily f{2, 2};
+  CHECK(p::remap_workgroup(1, 16, f, p::XcdRemap::kChipletSwizzle) == 1);
+  CHECK(p::remap_workgroup(2, 16, f, p::XcdRemap::kChipletSwizzle) == 8);
+  CHECK(p::remap_workgroup(3, 16, f, p::XcdRemap::kChipletSwizzle) == 9);
+  CHECK(p::remap_workgroup(4, 16, f, p::XcdRemap::kChipletSwizzle) == 2);
+  CHECK(p::remap_workgroup(5, 16, f, p::XcdRemap::kNone) == 5);
+  const auto problem = p::remap_problem(304, p::SwizzleFamily{8, 4}, p::XcdRemap::kChipletSwizzle);
+  REQUIRE(problem);
+  CHECK(problem->find("multiple of 8 x 4") != std::string::npos);
 }
 
 TEST_CASE("grouped order: Triton's example and a bijection onto the tile grid") {
