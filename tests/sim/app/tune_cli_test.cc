@@ -187,7 +187,9 @@ TEST_CASE("tune: the shipped spaces are compiled in and every value is valid wit
       {"spaces/swizzleperf_gemm.yaml", write_file("swizzleperf.yaml", "system: mi300x-1\nworkload: {kind: gemm, m: 1024, "
                                                                       "n: 1024, k: 256, block_k: 64}\n").string()},
   };
-  for (const auto& [space, config] : spaces) {
+  for (const auto& entry : spaces) {
+    const std::string& space = entry.first;  // (not a structured binding: doctest's CHECK captures it in a lambda)
+    const std::string& config = entry.second;
     const fs::path out = fresh_dir("tune-shipped");
     const auto r = run_tessera("tune '" + config + "' --space " + space + " --search coordinate --budget 1 --quiet --out '" +
                                out.string() + "'", "/");
