@@ -264,7 +264,7 @@ std::optional<CheckProblem> link_list_problem(const SystemSpec& sys) {
     names.push_back(name);
   }
   // Endpoints as vertices: GPUs 0..n-1, then the switches; a union-find says who is reached.
-  const std::size_t n = sys.num_gpus;
+  const std::size_t n = gpus_per_node(sys);  // a node's list: every node is wired alike
   std::vector<std::size_t> parent(n + names.size());
   for (std::size_t v = 0; v < parent.size(); ++v) parent[v] = v;
   auto root = [&](std::size_t v) {
@@ -314,13 +314,15 @@ std::optional<CheckProblem> link_list_problem(const SystemSpec& sys) {
 // What a shorthand needs of the system (the number of GPUs): nothing, or what is wrong.
 std::optional<CheckProblem> shorthand_problem(const SystemSpec& sys) {
   const InterconnectSpec& ic = sys.interconnect;
+  const std::uint32_t n = gpus_per_node(sys);
+  const char* n_name = sys.scale_out.nodes > 1 ? "the GPUs of a node" : "num_gpus";
   const std::vector<std::string> at_topology{"interconnect", "topology"};
-  if (ic.topology == "direct" && sys.num_gpus != 2) return CheckProblem(at_topology, "a direct link bundle joins exactly two GPUs");
-  if (ic.topology == "full_mesh" && ic.links_per_gpu % (sys.num_gpus - 1 == 0 ? 1 : sys.num_gpus - 1) != 0) {
+  if (ic.topology == "direct" && n != 2) return CheckProblem(at_topology, "a direct link bundle joins exactly two GPUs");
+  if (ic.topology == "full_mesh" && ic.links_per_gpu % (n - 1 == 0 ? 1 : n - 1) != 0) {
     return CheckProblem(at_topology, fmt::format("a full mesh of {} GPUs needs links_per_gpu to be a multiple of {}",
-                                                 sys.num_gpus, sys.num_gpus - 1));
+                                                 n, n - 1));
   }
-  if (ic.topology == "ring" && sys.num_gpus > 2 && ic.links_per_gpu < 2) {
+  if (ic.topology == "ring" && n > 2 && ic.links_per_gpu < 2) {
     return CheckProblem({"interconnect", "links_per_gpu"}, "a ring of more than two GPUs needs links_per_gpu >= 2 (half to each neighbour)");
   }
   if (ic.topology != "torus_2d" && !ic.torus_dims.empty()) {
@@ -328,10 +330,10 @@ std::optional<CheckProblem> shorthand_problem(const SystemSpec& sys) {
                         fmt::format("torus_dims is read with topology torus_2d only, not {}", ic.topology));
   }
   if (ic.topology == "torus_2d") {
-    if (ic.torus_dims.size() != 2 || std::uint64_t{ic.torus_dims[0]} * ic.torus_dims[1] != sys.num_gpus) {
+    if (ic.torus_dims.size() != 2 || std::uint64_t{ic.torus_dims[0]} * ic.torus_dims[1] != n) {
       return CheckProblem({"interconnect", "torus_dims"},
-                          fmt::format("a 2D torus needs torus_dims [rows, columns] with rows x columns = num_gpus ({})",
-                                      sys.num_gpus));
+                          fmt::format("a 2D torus needs torus_dims [rows, columns] with rows x columns = {} ({})",
+                                      n_name, n));
     }
     const std::uint32_t directions = (ic.torus_dims[0] > 1 ? 2u : 0u) + (ic.torus_dims[1] > 1 ? 2u : 0u);
     if (directions > 0 && ic.links_per_gpu < directions) {
@@ -383,6 +385,66 @@ const Schema<InterconnectSpec>& interconnect_schema() {
   return s;
 }
 
+const Schema<NicSpec>& nic_schema() {
+  static const Schema<NicSpec> s =
+      Schema<NicSpec>("nic", "each GPU's network interface (one per GPU)")
+          .bandwidth("bandwidth", &NicSpec::bandwidth_bytes_per_s, "the port, per direction (400 Gb/s: 50 GB/s)")
+          .time("latency", &NicSpec::latency_ps, "through one NIC, each way; a transfer between nodes crosses two")
+          .bandwidth("pcie_bandwidth", &NicSpec::pcie_bandwidth_bytes_per_s,
+                     "GPU to NIC through the node's PCIe switch, each direction");
+  return s;
+}
+
+const Schema<NetworkSpec>& network_schema() {
+  static const Schema<NetworkSpec> s =
+      Schema<NetworkSpec>("network", "the switches between nodes")
+          .choice("topology", &NetworkSpec::topology, {"rail", "fat_tree"},
+                  "rail: leaf r joins GPU r's NIC of every node (rail-optimised); fat_tree: a leaf joins every NIC "
+                  "of nodes_per_leaf nodes. A spine joins the leaves when there are several (its switches joined "
+                  "into one crossbar: ideal ECMP)")
+          .count("nodes_per_leaf", &NetworkSpec::nodes_per_leaf, "fat_tree: nodes under one leaf; 0: every node")
+          .range(0, 1024)
+          .real("oversubscription", &NetworkSpec::oversubscription,
+                "a leaf's bandwidth down to its NICs over its bandwidth up to the spine (1: non-blocking)")
+          .min(1)
+          .time("switch_latency", &NetworkSpec::switch_latency_ps, "through one switch (leaf or spine)");
+  return s;
+}
+
+const Schema<ScaleOutSpec>& scale_out_schema() {
+  static const Schema<ScaleOutSpec> s =
+      Schema<ScaleOutSpec>("scale_out", "nodes and the network between them")
+          .count("nodes", &ScaleOutSpec::nodes,
+                 "nodes of num_gpus / nodes GPUs each; the interconnect joins the GPUs of one node")
+          .range(1, 1024)
+          .nested("nic", &ScaleOutSpec::nic, nic_schema())
+          .nested("network", &ScaleOutSpec::network, network_schema());
+  return s;
+}
+
+// What several nodes need: GPUs divided evenly, a NIC with bandwidth, leaves that divide the nodes.
+std::optional<CheckProblem> scale_out_problem(const SystemSpec& sys) {
+  const ScaleOutSpec& so = sys.scale_out;
+  if (so.nodes <= 1) return std::nullopt;
+  if (sys.num_gpus % so.nodes != 0) {
+    return CheckProblem({"scale_out", "nodes"},
+                        fmt::format("{} GPUs cannot be spread evenly over {} nodes", sys.num_gpus, so.nodes));
+  }
+  if (!(so.nic.bandwidth_bytes_per_s > 0)) return CheckProblem({"scale_out", "nic", "bandwidth"}, "several nodes need nic.bandwidth > 0 (the NIC port, per direction)");
+  if (!(so.nic.pcie_bandwidth_bytes_per_s > 0)) {
+    return CheckProblem({"scale_out", "nic", "pcie_bandwidth"}, "several nodes need nic.pcie_bandwidth > 0 (GPU to NIC)");
+  }
+  const NetworkSpec& net = so.network;
+  if (net.topology == "fat_tree" && net.nodes_per_leaf > 0 && so.nodes % net.nodes_per_leaf != 0) {
+    return CheckProblem({"scale_out", "network", "nodes_per_leaf"},
+                        fmt::format("{} nodes cannot be spread evenly over leaves of {}", so.nodes, net.nodes_per_leaf));
+  }
+  if (net.topology != "fat_tree" && net.nodes_per_leaf > 0) {
+    return CheckProblem({"scale_out", "network", "nodes_per_leaf"}, "nodes_per_leaf is read with topology fat_tree only");
+  }
+  return std::nullopt;
+}
+
 const Schema<HostSpec>& host_schema() {
   static const Schema<HostSpec> s =
       Schema<HostSpec>("host", "the host's software costs between kernels")
@@ -410,10 +472,15 @@ const Schema<SystemSpec>& system_schema() {
           .range(1, 1024)
           .nested("gpu", &SystemSpec::gpu, gpu_schema())
           .nested("interconnect", &SystemSpec::interconnect, interconnect_schema())
+          .nested("scale_out", &SystemSpec::scale_out, scale_out_schema())
           .nested("host", &SystemSpec::host, host_schema())
           .check([](const SystemSpec& sys) -> std::optional<CheckProblem> {
             const auto& ic = sys.interconnect;
-            if (sys.num_gpus > 1 && ic.topology == "none") return CheckProblem("a system of several GPUs needs an interconnect topology");
+            if (std::optional<CheckProblem> problem = scale_out_problem(sys)) return problem;
+            if (gpus_per_node(sys) > 1 && ic.topology == "none") {
+              return CheckProblem(sys.scale_out.nodes > 1 ? "a node of several GPUs needs an interconnect topology"
+                                                          : "a system of several GPUs needs an interconnect topology");
+            }
             if (std::optional<CheckProblem> problem = shorthand_problem(sys)) return problem;
             if (std::optional<CheckProblem> problem = link_list_problem(sys)) return problem;
             if (std::optional<std::string> problem = system_size_problem(sys)) return CheckProblem(*problem);
@@ -431,6 +498,12 @@ std::optional<std::uint32_t> gpu_endpoint_index(std::string_view endpoint) {
   for (char c : digits) index = index * 10 + static_cast<std::uint32_t>(c - '0');
   return index;
 }
+
+std::uint32_t gpus_per_node(const SystemSpec& spec) {
+  return spec.scale_out.nodes > 1 ? spec.num_gpus / spec.scale_out.nodes : spec.num_gpus;
+}
+
+std::uint32_t node_of(const SystemSpec& spec, std::uint32_t gpu) { return gpu / gpus_per_node(spec); }
 
 std::uint32_t total_compute_units(const GpuSpec& gpu) { return gpu.compute.num_dies * gpu.compute.compute_units_per_die; }
 
@@ -463,9 +536,13 @@ std::vector<std::string> zero_latency_keys(const SystemSpec& spec) {
   }
   if (g.memory.mall.capacity_bytes > 0 && g.memory.mall.hit_latency_ps == 0) keys.emplace_back("gpu.memory.mall.hit_latency");
   if (g.fabric.num_iods > 1 && g.fabric.iod_hop_latency_ps == 0) keys.emplace_back("gpu.fabric.iod_hop_latency");
-  if (spec.num_gpus > 1 && spec.interconnect.link_latency_ps == 0) keys.emplace_back("interconnect.link_latency");
+  if (gpus_per_node(spec) > 1 && spec.interconnect.link_latency_ps == 0) keys.emplace_back("interconnect.link_latency");
   if (spec.interconnect.topology == "switch" && spec.interconnect.switch_latency_ps == 0) {
     keys.emplace_back("interconnect.switch_latency");
+  }
+  if (spec.scale_out.nodes > 1 && spec.scale_out.nic.latency_ps == 0) keys.emplace_back("scale_out.nic.latency");
+  if (spec.scale_out.nodes > 1 && spec.scale_out.network.switch_latency_ps == 0) {
+    keys.emplace_back("scale_out.network.switch_latency");
   }
   return keys;
 }

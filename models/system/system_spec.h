@@ -160,14 +160,47 @@ struct HostSpec {
   sim::Tick framework_collective_ps = 0;
 };
 
+// A GPU's network interface for traffic between nodes (RDMA over InfiniBand or RoCE): one per
+// GPU, attached to it through PCIe, its port cabled to a leaf switch of the scale-out network.
+struct NicSpec {
+  double bandwidth_bytes_per_s = 0;       // the port, per direction
+  sim::Tick latency_ps = 0;               // through one NIC, each way (a route between nodes crosses two)
+  double pcie_bandwidth_bytes_per_s = 0;  // GPU <-> NIC through the node's PCIe switch, each direction
+};
+
+// The network between nodes: leaf switches the NICs are cabled to and, where one leaf does not
+// reach every NIC, a spine above them. The spine's switches are joined into one crossbar (ideal
+// ECMP over them: flows spread evenly over every uplink), as the node's NVSwitches are.
+struct NetworkSpec {
+  // rail: leaf r joins the NICs of every node's GPU r (rail-optimised, as NVIDIA's and AMD's
+  // reference clusters cable them); fat_tree: leaf i joins every NIC of nodes_per_leaf nodes.
+  std::string topology = "rail";
+  std::uint32_t nodes_per_leaf = 0;  // fat_tree: nodes under one leaf; 0: every node (one leaf)
+  double oversubscription = 1;       // a leaf's bandwidth down (to NICs) over its bandwidth up (to the spine)
+  sim::Tick switch_latency_ps = 0;   // through one switch, leaf or spine
+};
+
+// Several nodes of `num_gpus / nodes` GPUs each: the interconnect joins the GPUs of one node
+// (GPUs n x k .. n x k + n - 1 form node k), the network joins the nodes through each GPU's NIC.
+struct ScaleOutSpec {
+  std::uint32_t nodes = 1;
+  NicSpec nic;
+  NetworkSpec network;
+};
+
 struct SystemSpec {
   std::string name = "unnamed";
   std::string description;
-  std::uint32_t num_gpus = 1;
+  std::uint32_t num_gpus = 1;  // in all nodes together
   GpuSpec gpu;
   InterconnectSpec interconnect;
+  ScaleOutSpec scale_out;
   HostSpec host;
 };
+
+// The GPUs of one node (what the interconnect joins), and the node of a GPU.
+std::uint32_t gpus_per_node(const SystemSpec& spec);
+std::uint32_t node_of(const SystemSpec& spec, std::uint32_t gpu);
 
 const sim::config::Schema<SystemSpec>& system_schema();
 

@@ -44,8 +44,15 @@ class GraphBuilder {
   Topology finish(const SystemSpec& spec) { return Topology(spec, std::move(graph_), std::move(resources_)); }
 
  private:
+  // The cost of an edge is what reaching its head costs: the link's latency and, at a switch, the
+  // crossbar's (so that routing weighs a detour through switches by their latency too). A
+  // vertex's node resource must be set before the edges into it are added.
   void add_edge(Vertex from, Vertex to, ResourceId id, sim::Tick latency_ps) {
-    boost::add_edge(from, to, EdgeInfo{id, PathCost{latency_ps, 1}, next_order_++}, graph_);
+    const VertexInfo& head = graph_[to];
+    const sim::Tick through = head.transit && head.node_resource != kNoResource
+                                  ? resources_[head.node_resource].spec.latency_ps
+                                  : 0;
+    boost::add_edge(from, to, EdgeInfo{id, PathCost{latency_ps + through, 1}, next_order_++}, graph_);
   }
 
   Graph graph_;
@@ -158,11 +165,77 @@ void build_interconnect(GraphBuilder& b, const SystemSpec& spec, const std::vect
   }
 }
 
+// Which leaf a GPU's NIC is cabled to, and how many NICs a leaf has (network.topology).
+struct LeafWiring {
+  bool rail = true;
+  std::uint32_t num_leaves = 1;
+  std::uint32_t nics_per_leaf = 0;
+  std::uint32_t nodes_per_leaf = 0;  // fat_tree
+  std::uint32_t leaf_of(const SystemSpec& spec, std::uint32_t gpu) const {
+    return rail ? gpu % gpus_per_node(spec) : node_of(spec, gpu) / nodes_per_leaf;
+  }
+};
+
+LeafWiring leaf_wiring(const SystemSpec& spec) {
+  const NetworkSpec& net = spec.scale_out.network;
+  const std::uint32_t nodes = spec.scale_out.nodes;
+  if (net.topology == "rail") return {true, gpus_per_node(spec), nodes, 0};
+  const std::uint32_t nodes_per_leaf = net.nodes_per_leaf == 0 ? nodes : net.nodes_per_leaf;
+  return {false, nodes / nodes_per_leaf, nodes_per_leaf * gpus_per_node(spec), nodes_per_leaf};
+}
+
+// Systems of several nodes: each GPU's NIC (attached through PCIe at its first IOD), the leaf
+// switches and, above several leaves, the spine. A switch is a crossbar as wide as the links into
+// it (it adds its latency and never limits); a leaf's uplinks carry its NICs' bandwidth divided
+// by the oversubscription.
+void build_scale_out(GraphBuilder& b, const SystemSpec& spec, const std::vector<GpuVertices>& gpus) {
+  const ScaleOutSpec& so = spec.scale_out;
+  if (so.nodes <= 1) return;
+  const NicSpec& nic = so.nic;
+  const NetworkSpec& net = so.network;
+  const LeafWiring wiring = leaf_wiring(spec);
+  std::vector<Vertex> nics;
+  for (std::uint32_t g = 0; g < spec.num_gpus; ++g) {
+    const Vertex v = b.add_vertex(Endpoint::nic(g), true);
+    nics.push_back(v);
+    const Vertex iod = gpus[g].iods[0];
+    b.add_link(iod, v, fmt::format("gpu[{}].nic.pcie_up", g), ResourceClass::kPcie, nic.pcie_bandwidth_bytes_per_s, 0);
+    b.add_link(v, iod, fmt::format("gpu[{}].nic.pcie_down", g), ResourceClass::kPcie, nic.pcie_bandwidth_bytes_per_s, 0);
+  }
+  const double leaf_down = wiring.nics_per_leaf * nic.bandwidth_bytes_per_s;
+  const double leaf_up = leaf_down / net.oversubscription;
+  const bool spine = wiring.num_leaves > 1;
+  std::vector<Vertex> leaves;
+  for (std::uint32_t i = 0; i < wiring.num_leaves; ++i) {
+    const Vertex leaf = b.add_vertex(Endpoint::leaf(i), true);
+    b.info(leaf).node_resource = b.add_resource(fmt::format("leaf[{}].crossbar", i), ResourceClass::kSwitch,
+                                                leaf_down + (spine ? leaf_up : 0), net.switch_latency_ps,
+                                                b.info(leaf).name);
+    leaves.push_back(leaf);
+  }
+  for (std::uint32_t g = 0; g < spec.num_gpus; ++g) {
+    const std::uint32_t i = wiring.leaf_of(spec, g);
+    b.add_link(nics[g], leaves[i], fmt::format("gpu[{}].nic.tx", g), ResourceClass::kNic, nic.bandwidth_bytes_per_s,
+               nic.latency_ps);
+    b.add_link(leaves[i], nics[g], fmt::format("leaf[{}].to_nic[{}]", i, g), ResourceClass::kNic,
+               nic.bandwidth_bytes_per_s, nic.latency_ps);
+  }
+  if (!spine) return;
+  const Vertex top = b.add_vertex(Endpoint::spine(), true);
+  b.info(top).node_resource = b.add_resource("spine.crossbar", ResourceClass::kSwitch, leaf_up * wiring.num_leaves,
+                                             net.switch_latency_ps, b.info(top).name);
+  for (std::uint32_t i = 0; i < wiring.num_leaves; ++i) {
+    b.add_link(leaves[i], top, fmt::format("leaf[{}].up", i), ResourceClass::kNetwork, leaf_up, 0);
+    b.add_link(top, leaves[i], fmt::format("spine.to_leaf[{}]", i), ResourceClass::kNetwork, leaf_up, 0);
+  }
+}
+
 void build_host(GraphBuilder& b, const SystemSpec& spec, const std::vector<GpuVertices>& gpus) {
   const double bw = spec.interconnect.pcie_bandwidth_bytes_per_s;
   if (bw <= 0) return;
-  // With no GPU links, peer traffic goes GPU -> root -> GPU; otherwise the host is an end only.
-  const bool transit = spec.interconnect.topology == "none";
+  // With no GPU links, peer traffic goes GPU -> root -> GPU; otherwise the host is an end only
+  // (and always between nodes, whose hosts are apart: the vertex stands for each node's own).
+  const bool transit = spec.interconnect.topology == "none" && spec.scale_out.nodes <= 1;
   const Vertex host = b.add_vertex(Endpoint::host(), transit);
   for (std::uint32_t g = 0; g < spec.num_gpus; ++g) {
     const Vertex iod = gpus[g].iods[0];
@@ -179,6 +252,7 @@ Topology build_topology(const SystemSpec& spec) {
   std::vector<GpuVertices> gpus;
   for (std::uint32_t g = 0; g < spec.num_gpus; ++g) gpus.push_back(build_gpu(b, spec, g));
   build_interconnect(b, spec, gpus);
+  build_scale_out(b, spec, gpus);
   build_host(b, spec, gpus);
   return b.finish(spec);
 }

@@ -11,7 +11,8 @@ std::string bandwidth_text(double bytes_per_s) { return fmt::format("{:.1f} GB/s
 std::string latency_text(sim::Tick ps) { return fmt::format("{:.1f} ns", static_cast<double>(ps) / 1e3); }
 
 bool is_gpu_link(ResourceClass c) {
-  return c == ResourceClass::kXgmi || c == ResourceClass::kNvlink || c == ResourceClass::kPcie;
+  return c == ResourceClass::kXgmi || c == ResourceClass::kNvlink || c == ResourceClass::kPcie ||
+         c == ResourceClass::kNic || c == ResourceClass::kNetwork;
 }
 
 }  // namespace
@@ -43,6 +44,21 @@ std::string describe_topology(const Topology& topology) {
   } else {
     line(fmt::format("  interconnect: {}, {} links per GPU", spec.num_gpus > 1 ? ic.topology : "none",
                      ic.links_per_gpu));
+  }
+  const ScaleOutSpec& so = spec.scale_out;
+  if (so.nodes > 1) {
+    std::uint32_t leaves = 0;
+    for (Vertex v : boost::make_iterator_range(boost::vertices(topology.graph()))) {
+      leaves += topology.info(v).endpoint.kind == VertexKind::kLeaf;
+    }
+    line(fmt::format("  scale-out: {} nodes x {} GPUs (the interconnect above joins one node); a NIC per GPU, {} "
+                     "each way, {} through each, PCIe {}",
+                     so.nodes, gpus_per_node(spec), bandwidth_text(so.nic.bandwidth_bytes_per_s),
+                     latency_text(so.nic.latency_ps), bandwidth_text(so.nic.pcie_bandwidth_bytes_per_s)));
+    line(fmt::format("    network: {}, {} leaves{}, {} per switch", so.network.topology, leaves,
+                     leaves > 1 ? fmt::format(" under one spine (oversubscription {:g})", so.network.oversubscription)
+                                : std::string(),
+                     latency_text(so.network.switch_latency_ps)));
   }
   for (const TopologyResource& r : topology.resources()) {
     if (!is_gpu_link(r.resource_class)) continue;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace tessera::models::topology {
@@ -24,6 +25,9 @@ std::string_view shape(VertexKind kind) {
     case VertexKind::kMemory: return "cylinder";
     case VertexKind::kSwitch: return "hexagon";
     case VertexKind::kHost: return "house";
+    case VertexKind::kNic: return "invtrapezium";
+    case VertexKind::kLeaf: return "hexagon";
+    case VertexKind::kSpine: return "doubleoctagon";
   }
   return "ellipse";
 }
@@ -45,25 +49,56 @@ void write_node(std::ostream& out, const Topology& topology, Vertex v, std::stri
       << ", shape=" << shape(info.endpoint.kind) << "];\n";
 }
 
+bool in_a_gpu(VertexKind kind) {
+  return kind == VertexKind::kDie || kind == VertexKind::kIod || kind == VertexKind::kMemory || kind == VertexKind::kNic;
+}
+
+void write_gpu_cluster(std::ostream& out, const Topology& topology, std::uint32_t gpu, std::string_view indent) {
+  const Graph& g = topology.graph();
+  out << indent << "subgraph cluster_gpu" << gpu << " {\n";
+  out << indent << "  label=" << dot_string(fmt::format("gpu[{}]", gpu)) << ";\n";
+  const std::string inner = std::string(indent) + "  ";
+  for (Vertex v : boost::make_iterator_range(boost::vertices(g))) {
+    const Endpoint& e = g[v].endpoint;
+    if (in_a_gpu(e.kind) && e.gpu == gpu) write_node(out, topology, v, inner);
+  }
+  out << indent << "}\n";
+}
+
 }  // namespace
 
 void write_dot(std::ostream& out, const Topology& topology) {
   const Graph& g = topology.graph();
-  out << "digraph " << dot_string(topology.spec().name) << " {\n";
+  const SystemSpec& spec = topology.spec();
+  out << "digraph " << dot_string(spec.name) << " {\n";
   out << "  rankdir=LR;\n";
-  for (std::uint32_t gpu = 0; gpu < topology.spec().num_gpus; ++gpu) {
-    out << "  subgraph cluster_gpu" << gpu << " {\n";
-    out << "    label=" << dot_string(fmt::format("gpu[{}]", gpu)) << ";\n";
-    for (Vertex v : boost::make_iterator_range(boost::vertices(g))) {
-      const Endpoint& e = g[v].endpoint;
-      const bool in_gpu = e.kind != VertexKind::kSwitch && e.kind != VertexKind::kHost && e.gpu == gpu;
-      if (in_gpu) write_node(out, topology, v, "    ");
+  const std::uint32_t nodes = std::max(spec.scale_out.nodes, 1u);
+  std::uint32_t num_switches = 0;
+  for (Vertex v : boost::make_iterator_range(boost::vertices(g))) num_switches += g[v].endpoint.kind == VertexKind::kSwitch;
+  const std::uint32_t switches_per_node = num_switches / nodes;
+  if (nodes == 1) {
+    for (std::uint32_t gpu = 0; gpu < spec.num_gpus; ++gpu) write_gpu_cluster(out, topology, gpu, "  ");
+  } else {
+    // One cluster per node: its GPUs and the switches of its interconnect.
+    for (std::uint32_t node = 0; node < nodes; ++node) {
+      out << "  subgraph cluster_node" << node << " {\n";
+      out << "    label=" << dot_string(fmt::format("node {}", node)) << ";\n";
+      const std::uint32_t n = gpus_per_node(spec);
+      for (std::uint32_t gpu = node * n; gpu < (node + 1) * n; ++gpu) write_gpu_cluster(out, topology, gpu, "    ");
+      for (Vertex v : boost::make_iterator_range(boost::vertices(g))) {
+        const Endpoint& e = g[v].endpoint;
+        if (e.kind == VertexKind::kSwitch && switches_per_node > 0 && e.index / switches_per_node == node) {
+          write_node(out, topology, v, "    ");
+        }
+      }
+      out << "  }\n";
     }
-    out << "  }\n";
   }
   for (Vertex v : boost::make_iterator_range(boost::vertices(g))) {
     const VertexKind kind = g[v].endpoint.kind;
-    if (kind == VertexKind::kSwitch || kind == VertexKind::kHost) write_node(out, topology, v, "  ");
+    const bool outside = kind == VertexKind::kHost || kind == VertexKind::kLeaf || kind == VertexKind::kSpine ||
+                         (kind == VertexKind::kSwitch && nodes == 1);
+    if (outside) write_node(out, topology, v, "  ");
   }
   for (const Edge& e : boost::make_iterator_range(boost::edges(g))) {
     out << "  " << dot_string(g[boost::source(e, g)].name) << " -> " << dot_string(g[boost::target(e, g)].name);

@@ -11,6 +11,9 @@ std::string Endpoint::name() const {
     case VertexKind::kMemory: return fmt::format("gpu[{}].mem", gpu);
     case VertexKind::kSwitch: return fmt::format("switch[{}]", index);
     case VertexKind::kHost: return "host";
+    case VertexKind::kNic: return fmt::format("gpu[{}].nic", gpu);
+    case VertexKind::kLeaf: return fmt::format("leaf[{}]", index);
+    case VertexKind::kSpine: return "spine";
   }
   return "unknown";
 }

@@ -20,24 +20,34 @@ void require(bool ok, const SystemSpec& spec, std::string_view what) {
 PlanNode gpu_node(std::uint32_t g) { return {false, g}; }
 PlanNode switch_node(std::uint32_t s) { return {true, s}; }
 
+// The GPUs of one node: every node is wired alike, its GPUs and switches numbered on from the
+// previous node's.
+struct NodeScope {
+  std::uint32_t first_gpu = 0;
+  std::uint32_t num_gpus = 0;
+};
+
 // A bundle from every GPU to each of its neighbours, GPU by GPU (each direction once, as the
 // neighbour lists are symmetric).
+// `neighbours_of` speaks of the node's own GPUs (0 .. num_gpus - 1).
 template <class NeighboursOf>
-void add_neighbour_bundles(LinkPlan& plan, const SystemSpec& spec, NeighboursOf neighbours_of) {
+void add_neighbour_bundles(LinkPlan& plan, const SystemSpec& spec, NodeScope node, NeighboursOf neighbours_of) {
   const InterconnectSpec& ic = spec.interconnect;
   const std::string cls = link_class_name(spec);
-  for (std::uint32_t a = 0; a < spec.num_gpus; ++a) {
-    for (const Neighbour& n : neighbours_of(a)) {
-      plan.links.push_back({gpu_node(a), gpu_node(n.gpu), n.count, ic.link_bandwidth_bytes_per_s, ic.link_latency_ps,
-                            fmt::format("gpu[{}].{}_to[{}]", a, cls, n.gpu)});
+  for (std::uint32_t local = 0; local < node.num_gpus; ++local) {
+    const std::uint32_t a = node.first_gpu + local;
+    for (const Neighbour& n : neighbours_of(local)) {
+      const std::uint32_t b = node.first_gpu + n.gpu;
+      plan.links.push_back({gpu_node(a), gpu_node(b), n.count, ic.link_bandwidth_bytes_per_s, ic.link_latency_ps,
+                            fmt::format("gpu[{}].{}_to[{}]", a, cls, b)});
     }
   }
 }
 
-void plan_peer_mesh(LinkPlan& plan, const SystemSpec& spec, std::uint32_t links_per_peer) {
-  add_neighbour_bundles(plan, spec, [&](std::uint32_t a) {
+void plan_peer_mesh(LinkPlan& plan, const SystemSpec& spec, NodeScope node, std::uint32_t links_per_peer) {
+  add_neighbour_bundles(plan, spec, node, [&](std::uint32_t a) {
     std::vector<Neighbour> peers;
-    for (std::uint32_t p = 0; p < spec.num_gpus; ++p) {
+    for (std::uint32_t p = 0; p < node.num_gpus; ++p) {
       if (p != a) peers.push_back({p, links_per_peer});
     }
     return peers;
@@ -46,20 +56,21 @@ void plan_peer_mesh(LinkPlan& plan, const SystemSpec& spec, std::uint32_t links_
 
 // All switch chips aggregated into one (README): hardware stripes every transfer over all of a
 // GPU's links, so one pair of GPUs can use them all.
-void plan_switch(LinkPlan& plan, const SystemSpec& spec) {
+void plan_switch(LinkPlan& plan, const SystemSpec& spec, NodeScope node) {
   const InterconnectSpec& ic = spec.interconnect;
   const std::string cls = link_class_name(spec);
+  const auto s = static_cast<std::uint32_t>(plan.switches.size());
   plan.switches.push_back({ic.switch_latency_ps, ic.num_switches});
-  for (std::uint32_t g = 0; g < spec.num_gpus; ++g) {
-    plan.links.push_back({gpu_node(g), switch_node(0), ic.links_per_gpu, ic.link_bandwidth_bytes_per_s,
+  for (std::uint32_t g = node.first_gpu; g < node.first_gpu + node.num_gpus; ++g) {
+    plan.links.push_back({gpu_node(g), switch_node(s), ic.links_per_gpu, ic.link_bandwidth_bytes_per_s,
                           ic.link_latency_ps, fmt::format("gpu[{}].{}_up", g, cls)});
-    plan.links.push_back({switch_node(0), gpu_node(g), ic.links_per_gpu, ic.link_bandwidth_bytes_per_s,
-                          ic.link_latency_ps, fmt::format("switch[0].{}_to[{}]", cls, g)});
+    plan.links.push_back({switch_node(s), gpu_node(g), ic.links_per_gpu, ic.link_bandwidth_bytes_per_s,
+                          ic.link_latency_ps, fmt::format("switch[{}].{}_to[{}]", s, cls, g)});
   }
 }
 
 // What the file lists, each entry both ways in the file's order.
-void plan_listed(LinkPlan& plan, const SystemSpec& spec) {
+void plan_listed(LinkPlan& plan, const SystemSpec& spec, NodeScope node) {
   const InterconnectSpec& ic = spec.interconnect;
   const std::string cls = link_class_name(spec);
   std::map<std::string, std::uint32_t> switch_index;
@@ -68,7 +79,7 @@ void plan_listed(LinkPlan& plan, const SystemSpec& spec) {
     plan.switches.push_back({s.latency_ps.value_or(ic.switch_latency_ps), 1});
   }
   auto node_of = [&](const std::string& endpoint) {
-    if (const std::optional<std::uint32_t> g = gpu_endpoint_index(endpoint)) return gpu_node(*g);
+    if (const std::optional<std::uint32_t> g = gpu_endpoint_index(endpoint)) return gpu_node(node.first_gpu + *g);
     const auto it = switch_index.find(endpoint);
     if (it == switch_index.end()) throw std::invalid_argument(fmt::format("unknown link endpoint '{}'", endpoint));
     return switch_node(it->second);
@@ -141,32 +152,36 @@ std::vector<Neighbour> torus_neighbours(std::uint32_t gpu, std::uint32_t rows, s
 LinkPlan plan_links(const SystemSpec& spec) {
   LinkPlan plan;
   const InterconnectSpec& ic = spec.interconnect;
-  if (ic.topology == "none" || spec.num_gpus == 1) return plan;
+  const std::uint32_t n = gpus_per_node(spec);
+  if (ic.topology == "none" || n == 1) return plan;
   if (ic.topology != "links") {
     require(ic.links_per_gpu >= 1 && ic.link_bandwidth_bytes_per_s > 0, spec,
             "a GPU interconnect needs links_per_gpu >= 1 and link_bandwidth > 0");
   }
-  require(ic.topology != "full_mesh" || ic.links_per_gpu >= spec.num_gpus - 1, spec,
-          fmt::format("full_mesh: {} links per GPU cannot reach {} peers", ic.links_per_gpu, spec.num_gpus - 1));
-  require(ic.topology != "direct" || spec.num_gpus == 2, spec, "direct: one bundle joins exactly 2 GPUs");
+  require(ic.topology != "full_mesh" || ic.links_per_gpu >= n - 1, spec,
+          fmt::format("full_mesh: {} links per GPU cannot reach {} peers", ic.links_per_gpu, n - 1));
+  require(ic.topology != "direct" || n == 2, spec, "direct: one bundle joins exactly 2 GPUs");
   require(ic.topology != "switch" || ic.num_switches >= 1, spec, "a switch topology needs num_switches >= 1");
-  if (ic.topology == "full_mesh") {
-    plan_peer_mesh(plan, spec, ic.links_per_gpu / (spec.num_gpus - 1));
-  } else if (ic.topology == "direct") {
-    plan_peer_mesh(plan, spec, ic.links_per_gpu);
-  } else if (ic.topology == "switch") {
-    plan_switch(plan, spec);
-  } else if (ic.topology == "ring") {
-    add_neighbour_bundles(plan, spec, [&](std::uint32_t a) { return ring_neighbours(a, spec.num_gpus, ic.links_per_gpu); });
-  } else if (ic.topology == "torus_2d") {
-    if (ic.torus_dims.size() != 2) throw std::invalid_argument("torus_2d needs torus_dims [rows, columns]");
-    add_neighbour_bundles(plan, spec, [&](std::uint32_t a) {
-      return torus_neighbours(a, ic.torus_dims[0], ic.torus_dims[1], ic.links_per_gpu);
-    });
-  } else if (ic.topology == "links") {
-    plan_listed(plan, spec);
-  } else {
-    throw std::invalid_argument(fmt::format("unknown interconnect topology '{}'", ic.topology));
+  if (ic.topology == "torus_2d") require(ic.torus_dims.size() == 2, spec, "torus_2d needs torus_dims [rows, columns]");
+  for (std::uint32_t k = 0; k < std::max(spec.scale_out.nodes, 1u); ++k) {
+    const NodeScope node{k * n, n};
+    if (ic.topology == "full_mesh") {
+      plan_peer_mesh(plan, spec, node, ic.links_per_gpu / (n - 1));
+    } else if (ic.topology == "direct") {
+      plan_peer_mesh(plan, spec, node, ic.links_per_gpu);
+    } else if (ic.topology == "switch") {
+      plan_switch(plan, spec, node);
+    } else if (ic.topology == "ring") {
+      add_neighbour_bundles(plan, spec, node, [&](std::uint32_t a) { return ring_neighbours(a, n, ic.links_per_gpu); });
+    } else if (ic.topology == "torus_2d") {
+      add_neighbour_bundles(plan, spec, node, [&](std::uint32_t a) {
+        return torus_neighbours(a, ic.torus_dims[0], ic.torus_dims[1], ic.links_per_gpu);
+      });
+    } else if (ic.topology == "links") {
+      plan_listed(plan, spec, node);
+    } else {
+      throw std::invalid_argument(fmt::format("unknown interconnect topology '{}'", ic.topology));
+    }
   }
   return plan;
 }

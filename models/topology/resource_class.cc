@@ -7,7 +7,7 @@ namespace {
 
 // Indexed by the enum's value; the names are those reports print and YAML may use.
 constexpr std::array<std::string_view, kNumResourceClasses> kNames = {
-    "die_link", "iod_link", "hbm", "mall", "l2", "xgmi", "nvlink", "pcie", "switch",
+    "die_link", "iod_link", "hbm", "mall", "l2", "xgmi", "nvlink", "pcie", "switch", "nic", "network",
 };
 
 }  // namespace

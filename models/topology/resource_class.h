@@ -14,11 +14,13 @@ enum class ResourceClass {
   kL2,       // a die's L2 bandwidth (node resource of the die vertex)
   kXgmi,     // AMD GPU <-> GPU links, one direction, a bundle
   kNvlink,   // NVIDIA GPU <-> GPU or GPU <-> switch links, one direction, a bundle
-  kPcie,     // GPU <-> host, one direction
+  kPcie,     // GPU <-> host or GPU <-> its NIC, one direction
   kSwitch,   // a switch's crossbar (node resource of the switch vertex)
+  kNic,      // a NIC's port <-> its leaf switch, one direction
+  kNetwork,  // a leaf's uplinks to the spine, one direction, a bundle
 };
 
-inline constexpr int kNumResourceClasses = 9;
+inline constexpr int kNumResourceClasses = 11;
 
 std::string_view to_string(ResourceClass c);
 std::optional<ResourceClass> parse_resource_class(std::string_view text);

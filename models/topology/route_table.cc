@@ -32,6 +32,9 @@ bool gpus_forward_peer_traffic(const SystemSpec& spec) {
   return t == "ring" || t == "torus_2d" || t == "links";
 }
 
+// A GPU's NIC carries that GPU's traffic out of its node and anyone's in: a route enters the
+// network through its own GPU's NIC (NCCL's PXN, a peer's NIC reached over NVLink, is a
+// library's choice of source GPU, not a route).
 struct TransitFilter {
   const Topology* topology = nullptr;
   Vertex source = 0;
@@ -40,6 +43,10 @@ struct TransitFilter {
     const Graph& g = topology->graph();
     const Vertex tail = boost::source(e, g);
     if (tail != source && !g[tail].transit) return false;
+    const VertexInfo& head = g[boost::target(e, g)];
+    if (head.endpoint.kind == VertexKind::kNic && is_gpu_vertex(g[tail])) {
+      return is_gpu_vertex(g[source]) && g[source].endpoint.gpu == head.endpoint.gpu;
+    }
     const ResourceId r = g[e].resource;
     if (gpus_forward || r == kNoResource || !is_gpu_vertex(g[tail])) return true;
     const ResourceClass c = topology->resource(r).resource_class;

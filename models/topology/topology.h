@@ -57,7 +57,7 @@ struct PathCost {
 
 struct EdgeInfo {
   ResourceId resource = kNoResource;  // kNoResource: a structural edge (IOD <-> memory side)
-  PathCost cost;                       // latency of the resource (0 for structural) and 1 hop
+  PathCost cost;                       // latency of the resource and of a switch it enters (0 for structural), 1 hop
   std::uint32_t order = 0;             // creation order: the last tie-break, see RouteTable
 };
 

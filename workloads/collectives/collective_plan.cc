@@ -69,6 +69,7 @@ std::optional<patterns::ParamProblem> plan_problem(const CollectiveParams& p) {
 
 CollectivePlan plan_of(const CollectiveParams& p, const models::SystemSpec& system, std::uint32_t ranks) {
   CollectivePlan plan;
+  plan.spread_rings = ranks <= models::gpus_per_node(system);
   if (p.library == CollectiveLibrary::kTessera || p.op == CollectiveOp::kAllToAll) {
     plan.algorithm = p.algorithm == CollectiveAlgorithm::kAuto ? tessera_default(p.op) : p.algorithm;
     if (p.library == CollectiveLibrary::kNccl) {

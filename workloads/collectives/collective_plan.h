@@ -28,6 +28,10 @@ struct CollectivePlan {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
   std::uint32_t channels = 16;
   std::uint64_t chunk_bytes = 512ULL << 10;
+  // Tessera's rings: channels over rings of different strides (patterns/reduce_scatter.h) within
+  // one node; rank order when the ranks span nodes, so that each channel crosses each node
+  // boundary once (a stride d ring would cross up to d times as often, through the NICs).
+  bool spread_rings = true;
   // Library nccl or rccl, except all_to_all: RCCL's plan is an NcclPlan too, since its kernels are
   // NCCL's (nccl_kernels.h runs either).
   std::optional<patterns::NcclPlan> nccl;

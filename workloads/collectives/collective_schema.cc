@@ -55,6 +55,16 @@ std::optional<patterns::ParamProblem> check_against_system(const CollectiveParam
                                                            const models::SystemSpec& system) {
   const std::uint32_t ranks = ranks_of(params, system);
   if (auto problem = patterns::ranks_problem(ranks, system)) return problem;
+  if (params.library != CollectiveLibrary::kTessera && ranks > models::gpus_per_node(system)) {
+    // NCCL's and RCCL's tuners are modelled for one node (patterns/nccl_tuning.h): no network in
+    // their cost model, no ring that leaves a node through a NIC.
+    return patterns::ParamProblem{
+        "library", fmt::format("{} is modelled within one node; {} ranks span {} nodes of {} GPUs in '{}': use "
+                               "library tessera (its kernels cross nodes through the NICs) or ranks <= {}",
+                               library_name(params.library), ranks,
+                               (ranks + models::gpus_per_node(system) - 1) / models::gpus_per_node(system),
+                               models::gpus_per_node(system), system.name, models::gpus_per_node(system))};
+  }
   if (auto problem = plan_problem(params)) return problem;
   CollectivePlan plan;
   try {

@@ -37,6 +37,7 @@ void set_common(Spec& spec, const CollectivePlan& plan, const Buffers& b, std::u
   spec.chunk_bytes = plan.chunk_bytes;
   spec.flag_base = flag_base;
   spec.name = name;
+  if constexpr (requires { spec.spread_rings; }) spec.spread_rings = plan.spread_rings;
 }
 
 // One iteration's kernels of Tessera's own collectives from flag_base on; returns the flags they use.

@@ -225,6 +225,11 @@ NcclPlan nccl_plan(CollectiveOp op, std::uint64_t bytes, const NcclTopology& t, 
 }
 
 NcclTopology nccl_topology_of(const models::SystemSpec& system, std::uint32_t ranks) {
+  if (ranks > models::gpus_per_node(system)) {
+    throw std::invalid_argument(fmt::format("the vendor library's tuner is modelled within one node: {} ranks span "
+                                            "several nodes of {} GPUs in '{}'",
+                                            ranks, models::gpus_per_node(system), system.name));
+  }
   NcclTopology t;
   t.ranks = ranks;
   const std::string& model = system.gpu.model;

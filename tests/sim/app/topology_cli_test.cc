@@ -99,3 +99,41 @@ TEST_CASE("shorthands check what they need of the system at their key") {
   CHECK(q.exit_code == 2);
   CHECK(q.err.find("links_per_gpu: a ring of more than two GPUs needs links_per_gpu >= 2") != std::string::npos);
 }
+
+TEST_CASE("a bad scale-out is bad input at its line and key, and a good one draws a cluster per node") {
+  struct Bad {
+    const char* scale_out;
+    const char* error;
+  };
+  const Bad cases[] = {
+      {"{nodes: 3, nic: {bandwidth: 50 GB/s, pcie_bandwidth: 63 GB/s}}", "scale_out.nodes: 8 GPUs cannot be spread evenly over 3 nodes"},
+      {"{nodes: 2, nic: {pcie_bandwidth: 63 GB/s}}", "scale_out.nic: several nodes need nic.bandwidth > 0"},
+      {"{nodes: 2, nic: {bandwidth: 50 GB/s}}", "scale_out.nic: several nodes need nic.pcie_bandwidth > 0"},
+      {"{nodes: 4, nic: {bandwidth: 50 GB/s, pcie_bandwidth: 63 GB/s}, network: {topology: fat_tree, nodes_per_leaf: 3}}",
+       "scale_out.network.nodes_per_leaf: 4 nodes cannot be spread evenly over leaves of 3"},
+      {"{nodes: 2, nic: {bandwidth: 50 GB/s, pcie_bandwidth: 63 GB/s}, network: {nodes_per_leaf: 1}}",
+       "scale_out.network.nodes_per_leaf: nodes_per_leaf is read with topology fat_tree only"},
+      {"{nodes: 2, nic: {bandwidth: 50 GB/s, pcie_bandwidth: 63 GB/s}, network: {oversubscription: 0.5}}",
+       "oversubscription"},
+      {"{nodes: 2, nic: {bandwith: 50 GB/s}}", "bandwith"},
+  };
+  int i = 0;
+  for (const Bad& bad : cases) {
+    CAPTURE(bad.scale_out);
+    const fs::path config = write_file("bad_scale_out_" + std::to_string(i++) + ".yaml",
+                                       std::string("system:\n  base: h200-8\n  scale_out: ") + bad.scale_out +
+                                           "\nworkload: {kind: microbench, op: hbm_stream}\n");
+    const ProcessResult r = run_tessera("run " + quoted(config));
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(".yaml:3:") != std::string::npos);
+    CHECK(r.err.find(bad.error) != std::string::npos);
+    CHECK(r.out.empty());
+  }
+  const ProcessResult dot = run_tessera("describe h200-8x16 --dot");
+  INFO(dot.err);
+  CHECK(dot.exit_code == 0);
+  CHECK(dot.out.find("subgraph cluster_node15 {") != std::string::npos);
+  CHECK(dot.out.find("\"gpu[127].nic\" -> \"leaf[7]\"") != std::string::npos);
+  CHECK(dot.out.find("\"leaf[7]\" -> \"spine\"") != std::string::npos);
+}
