@@ -2,6 +2,8 @@
 # How the cost of a simulation grows with GPUs: NCCL's 1 GiB all-reduce on N H100s behind one
 # switch (h100-8 with num_gpus: N), one run per N; wall time and peak memory of `tessera run`
 # (GNU time), the run's events, and a log-log plot of wall time against N as SVG.
+# With SCALE_OUT=1: Tessera's ring all-reduce of 1 GiB on N / 8 nodes of eight H200s
+# (h200-8x16 with num_gpus: N and scale_out.nodes: N / 8), the network between them.
 #
 #   bench/collectives/scaling.sh OUT_DIR [path/to/tessera] [N ...]      (default N: 8 16 32 64 128)
 #
@@ -16,8 +18,13 @@ gpus=("$@")
 mkdir -p "$out"
 echo "gpus,wall_s,max_rss_MiB,events,simulated_us" >"$out/scaling.csv"
 for n in "${gpus[@]}"; do
-  printf 'system: {base: h100-8, num_gpus: %s}\nworkload: {kind: collective, op: all_reduce, size: 1 GiB, library: nccl}\n' \
-    "$n" >"$out/all_reduce_$n.yaml"
+  if [ "${SCALE_OUT:-0}" = 1 ]; then
+    printf 'system: {base: h200-8x16, num_gpus: %s, scale_out: {nodes: %s}}\nworkload: {kind: collective, op: all_reduce, size: 1 GiB}\n' \
+      "$n" "$((n / 8))" >"$out/all_reduce_$n.yaml"
+  else
+    printf 'system: {base: h100-8, num_gpus: %s}\nworkload: {kind: collective, op: all_reduce, size: 1 GiB, library: nccl}\n' \
+      "$n" >"$out/all_reduce_$n.yaml"
+  fi
   /usr/bin/time -f '%e %M' -o "$out/time_$n.txt" "$tessera" run "$out/all_reduce_$n.yaml" --json >"$out/run_$n.json"
   python3 - "$n" "$out" >>"$out/scaling.csv" <<'PY'
 import json, sys
@@ -27,9 +34,11 @@ run = json.load(open(f"{out}/run_{n}.json"))
 print(f"{n},{float(wall):.2f},{int(rss_kb) / 1024:.1f},{run['events']},{run['makespan_ns'] / 1e3:.1f}")
 PY
 done
-python3 - "$out" <<'PY'
+title="NCCL all-reduce of 1 GiB, H100s behind one switch"
+[ "${SCALE_OUT:-0}" = 1 ] && title="Tessera ring all-reduce of 1 GiB, nodes of 8 H200s"
+python3 - "$out" "$title" <<'PY'
 import csv, math, sys
-out = sys.argv[1]
+out, title = sys.argv[1], sys.argv[2]
 rows = [(int(r["gpus"]), float(r["wall_s"])) for r in csv.DictReader(open(f"{out}/scaling.csv"))]
 W, H, M = 480, 320, 60
 xs = [math.log10(n) for n, _ in rows]; ys = [math.log10(max(w, 1e-3)) for _, w in rows]
@@ -52,7 +61,7 @@ for (n, w), x, y in zip(rows, xs, ys):
     svg.append(f'<text x="{px(x) + 5:.1f}" y="{py(y) - 6:.1f}">{w:g} s</text>')
 svg.append(f'<text x="{W / 2}" y="{H - 12}" text-anchor="middle">GPUs (log)</text>')
 svg.append(f'<text x="14" y="{H / 2}" text-anchor="middle" transform="rotate(-90 14 {H / 2})">wall time, s (log)</text>')
-svg.append(f'<text x="{W / 2}" y="20" text-anchor="middle">NCCL all-reduce of 1 GiB, H100s behind one switch</text>')
+svg.append(f'<text x="{W / 2}" y="20" text-anchor="middle">{title}</text>')
 svg.append("</svg>")
 open(f"{out}/scaling.svg", "w").write("\n".join(svg) + "\n")
 PY
