@@ -50,6 +50,8 @@ const std::map<std::string, std::string>& shrink_flags() {
       {"attention_mappings.yaml", "--set workload.head_dim=16 --set workload.kv_blocks_per_op=64"},
       // all-reduce on three wirings: about 2 s at full size.
       {"topology_all_reduce.yaml", ""},
+      // collectives across four nodes: 16 MiB instead of 64.
+      {"scale_out_collectives.yaml", "--set workload.size=16MiB"},
   };
   return flags;
 }
