@@ -55,15 +55,18 @@ std::optional<patterns::ParamProblem> check_against_system(const CollectiveParam
                                                            const models::SystemSpec& system) {
   const std::uint32_t ranks = ranks_of(params, system);
   if (auto problem = patterns::ranks_problem(ranks, system)) return problem;
-  if (params.library != CollectiveLibrary::kTessera && ranks > models::gpus_per_node(system)) {
-    // NCCL's and RCCL's tuners are modelled for one node (patterns/nccl_tuning.h): no network in
-    // their cost model, no ring that leaves a node through a NIC.
+  const std::uint32_t per_node = models::gpus_per_node(system);
+  if (params.library == CollectiveLibrary::kRccl && ranks > per_node) {
+    // RCCL's tuner is modelled for one node (patterns/rccl_tuning.h).
     return patterns::ParamProblem{
-        "library", fmt::format("{} is modelled within one node; {} ranks span {} nodes of {} GPUs in '{}': use "
-                               "library tessera (its kernels cross nodes through the NICs) or ranks <= {}",
-                               library_name(params.library), ranks,
-                               (ranks + models::gpus_per_node(system) - 1) / models::gpus_per_node(system),
-                               models::gpus_per_node(system), system.name, models::gpus_per_node(system))};
+        "library", fmt::format("rccl is modelled within one node; {} ranks span {} nodes of {} GPUs in '{}': use "
+                               "library tessera or nccl (their kernels cross nodes through the NICs) or ranks <= {}",
+                               ranks, (ranks + per_node - 1) / per_node, per_node, system.name, per_node)};
+  }
+  if (params.library == CollectiveLibrary::kNccl && ranks > per_node && ranks % per_node != 0) {
+    return patterns::ParamProblem{
+        "ranks", fmt::format("NCCL's ranks across nodes fill whole nodes: {} ranks on nodes of {} GPUs in '{}'", ranks,
+                             per_node, system.name)};
   }
   if (auto problem = plan_problem(params)) return problem;
   CollectivePlan plan;

@@ -122,6 +122,7 @@ std::uint64_t append_iteration(trace::TraceBuilder& tb, const CollectiveParams& 
   spec.fifo_buffer = b.scratch;
   spec.flag_base = flag_base;
   spec.spread_rings = system.interconnect.topology == "full_mesh";
+  spec.node_ranks = ranks > models::gpus_per_node(system) ? models::gpus_per_node(system) : 0;
   spec.kernel_overhead_ps = patterns::nccl_kernel_overhead_ps(system.gpu, spec.plan.protocol);
   patterns::append_nccl_collective(tb, ranks, spec);
   return patterns::nccl_flags(spec.plan);

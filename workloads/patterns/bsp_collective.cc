@@ -87,6 +87,7 @@ std::uint64_t append_library_collective(trace::TraceBuilder& builder, std::uint3
   kernel.fifo_buffer = builder.buffer(spec.name + "_fifo", nccl_fifo_bytes(kernel.plan));
   kernel.flag_base = spec.flag_base;
   kernel.spread_rings = system.interconnect.topology == "full_mesh";
+  kernel.node_ranks = ranks > models::gpus_per_node(system) ? models::gpus_per_node(system) : 0;
   kernel.kernel_overhead_ps = nccl_kernel_overhead_ps(system.gpu, kernel.plan.protocol);
   append_nccl_collective(builder, ranks, kernel);
   return nccl_flags(kernel.plan);

@@ -228,6 +228,28 @@ std::uint32_t inverse_mod(std::uint32_t d, std::uint32_t n) {
   return 1;  // n == 1
 }
 
+// The order of one class's ring: position p holds rank_at(p). Strided: rank p x d mod R (d
+// coprime with R). Across nodes of n: node p / n's local GPU (p mod n + k) mod n.
+struct RingOrder {
+  std::uint32_t ranks = 1;
+  std::uint32_t stride = 1;     // strided
+  std::uint32_t node_ranks = 0;  // across nodes: n
+  std::uint32_t offset = 0;      // across nodes: k
+
+  static RingOrder strided(std::uint32_t ranks, std::uint32_t d) { return {ranks, d, 0, 0}; }
+  static RingOrder across_nodes(std::uint32_t ranks, std::uint32_t n, std::uint32_t k) { return {ranks, 1, n, k % n}; }
+
+  std::uint32_t rank_at(std::uint64_t position) const {
+    const auto p = static_cast<std::uint32_t>(position % ranks);
+    if (node_ranks == 0) return static_cast<std::uint32_t>((std::uint64_t{p} * stride) % ranks);
+    return p - p % node_ranks + (p % node_ranks + offset) % node_ranks;
+  }
+  std::uint32_t position_of(std::uint32_t rank) const {
+    if (node_ranks == 0) return static_cast<std::uint32_t>((std::uint64_t{rank} * inverse_mod(stride, ranks)) % ranks);
+    return rank - rank % node_ranks + (rank % node_ranks + node_ranks - offset) % node_ranks;
+  }
+};
+
 // A loop that runs once for the workgroups whose channel is in class k (channel mod classes ==
 // k), else not at all: a trace program has no branches.
 void open_if_class(ProgramBuilder& p, std::uint32_t k, std::uint32_t classes) {
@@ -317,14 +339,14 @@ std::vector<std::uint32_t> append_nccl_collective(trace::TraceBuilder& builder, 
     if (!tree) {
       // One ring per stride class (a full mesh: channels on rings of different strides, so that
       // they drive different links, as NCCL's search gives each channel its own ring there).
-      const std::uint32_t classes = ring_classes(ranks, spec.spread_rings);
+      const std::uint32_t classes = spec.node_ranks > 1 ? std::min(spec.node_ranks, l.channels)
+                                                        : ring_classes(ranks, spec.spread_rings);
       for (std::uint32_t k = 0; k < classes; ++k) {
-        const std::uint32_t d = ring_stride(ranks, k, spec.spread_rings);
-        const std::uint32_t position = static_cast<std::uint32_t>((std::uint64_t{r} * inverse_mod(d, ranks)) % ranks);
-        const std::uint32_t root_position =
-            static_cast<std::uint32_t>((std::uint64_t{spec.root} * inverse_mod(d, ranks)) % ranks);
-        const std::vector<Step> steps = ring_steps(spec.op, position, ranks, root_position, spec.in_place);
-        const Peers peers{r, (r + d) % ranks, (r + ranks - d % ranks) % ranks, 0, 0};
+        const RingOrder order = spec.node_ranks > 1 ? RingOrder::across_nodes(ranks, spec.node_ranks, k)
+                                                    : RingOrder::strided(ranks, ring_stride(ranks, k, spec.spread_rings));
+        const std::uint32_t position = order.position_of(r);
+        const std::vector<Step> steps = ring_steps(spec.op, position, ranks, order.position_of(spec.root), spec.in_place);
+        const Peers peers{r, order.rank_at(position + 1), order.rank_at(position + ranks - 1), 0, 0};
         if (classes > 1) open_if_class(p, k, classes);
         if (ranks > 1 && receives(steps)) w.grant_initial_credits(peers);
         w.loops(steps, peers, classes > 1 ? 1 : 0);

@@ -40,7 +40,12 @@
 // Ring orders: on a switch or a direct bundle every channel runs the ring 0 -> 1 -> ... -> R-1, as
 // NCCL logs it on NVSwitch; on a full mesh (spread_rings) the channels spread over rings of
 // different strides (reduce_scatter.h's), each hop on another link, as NCCL's search spreads
-// rings over a mesh's links.
+// rings over a mesh's links. Across nodes of n GPUs (node_ranks) channel c's ring visits the
+// nodes in order and each node's GPUs from local GPU k = c mod n on (k, k+1, ..., k-1): the ring
+// leaves a node from its GPU k-1 and enters the next at GPU k, so the classes of channels cross
+// through every GPU's NIC, as NCCL's rings NET -> GPUs -> NET take one NIC each. (NCCL keeps a
+// ring's way in and out on one rail through PXN; here the crossing goes from rail k-1 to rail k
+// through the spine, the same bandwidth on a non-blocking network.)
 //
 // What the programs leave out, measured: NCCL's kernels take a near-constant time longer than their
 // data movement and handshakes (on the H200 pair 9-12 us with Simple, 6-8 us with LL128, ~1 us
@@ -75,6 +80,9 @@ struct NcclKernelSpec {
   std::uint32_t fifo_buffer = trace::kNoBuffer;  // nccl_fifo_bytes per rank
   std::uint32_t root = 0;                        // broadcast, reduce
   bool spread_rings = false;  // a full mesh: channels on rings of different strides (reduce_scatter.h ring_stride)
+  // Ranks that span nodes of this many GPUs (0: one node): the channels' rings go node by node,
+  // each class of channels entering every node at another GPU (below).
+  std::uint32_t node_ranks = 0;
   // all_gather with the input inside the output (input_buffer == output_buffer, the rank's block):
   // the first step sends the block from there and skips its copy, as NCCL's runRing does when
   // inputBuf + chunkOffset == outputBuf + offset (src/device/all_gather.h, directSend).

@@ -20,9 +20,16 @@ constexpr double kBaseLatency[kNcclAlgorithms][kNcclProtocols] = {{6.8, 14.0, 8.
 // hwLatencies[NCCL_HW_NVLINK] and [NCCL_HW_PCI]: per step.
 constexpr double kNvlinkLatency[kNcclAlgorithms][kNcclProtocols] = {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}};
 constexpr double kPciLatency[kNcclAlgorithms][kNcclProtocols] = {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}};
+// hwLatencies[NCCL_HW_NET]: per inter-node step.
+constexpr double kNetLatency[kNcclAlgorithms][kNcclProtocols] = {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}};
 // Indexed by generation (Volta, Ampere, Hopper, Blackwell), one node (N1).
 constexpr double kLlMaxBw[] = {39.0, 87.7, 141.0, 2 * 141.0};
 constexpr double kPerChannelMaxRingLL128Bw[] = {20.0, 20.0, 36.7, 2 * 36.7};
+// Several nodes: llMaxBws[index1][index2] with index1 the CPU (0: Intel, as the DGX H100/H200's Xeon)
+// and index2 1 for two nodes, 2 for more; perChMaxRingLL128Bws[generation][index2].
+constexpr double kLlMaxBwIntel[] = {39.0, 39.0, 20.4};
+constexpr double kPerChannelMaxRingLL128BwNodes[][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7},
+                                                       {2 * 36.7, 34.6, 2 * 36.7}};
 constexpr double kPerChannelMaxTreeLL128Bw[] = {20.0, 20.0, 36.7, 55.6};
 constexpr double kPerChannelMaxTreeBw[] = {26.5, 24.0, 38.7, 70.0};
 // ncclTopoGetAlgoTime: the tree all-reduce's bandwidth correction by log2(bytes / 64).
@@ -93,14 +100,21 @@ NcclCostModel nccl_cost_model(CollectiveOp op, const NcclTopology& t) {
   const auto n = static_cast<double>(t.ranks);
   const std::uint32_t nsteps = steps_of(op, t.ranks);
   const double channels = t.graph_channels;
+  const bool multi_node = t.nodes > 1;
+  const int index2 = t.nodes <= 2 ? static_cast<int>(t.nodes) - 1 : 2;
+  const double ll_max_bw = multi_node ? kLlMaxBwIntel[index2] : kLlMaxBw[g];
+  const double ll128_max_bw = multi_node ? kPerChannelMaxRingLL128BwNodes[g][index2] : kPerChannelMaxRingLL128Bw[g];
   for (int a = 0; a < kNcclAlgorithms; ++a) {
     if (!algorithm_exists(op, a)) continue;
+    if (multi_node && a == kTree) continue;  // the tree across nodes: not modelled (nccl_tuning.h)
     for (int p = 0; p < kNcclProtocols; ++p) {
-      // ncclTopoTuneModel, one node: the graph's per-channel bandwidth times its channels, then
-      // the per-protocol refinements, then bus bandwidth to algorithm bandwidth.
-      double bus = channels * (a == kRing ? t.ring_bw_GBps : t.tree_bw_GBps);
-      if (a == kRing && p == kLL) bus = std::min(kLlMaxBw[g], bus * .5);
-      if (a == kRing && p == kLL128) bus = std::min(bus * .92, channels * kPerChannelMaxRingLL128Bw[g]);
+      // ncclTopoTuneModel: the graph's per-channel bandwidth (intra-node up to two nodes, the
+      // inter-node one from three on) times its channels, then the per-protocol refinements,
+      // then bus bandwidth to algorithm bandwidth.
+      const double per_channel = a == kRing ? (t.nodes <= 2 ? t.ring_bw_GBps : t.ring_bw_inter_GBps) : t.tree_bw_GBps;
+      double bus = channels * per_channel;
+      if (a == kRing && p == kLL) bus = std::min(ll_max_bw, bus * .5);
+      if (a == kRing && p == kLL128) bus = std::min(bus * .92, channels * ll128_max_bw);
       if (a == kTree && op == CollectiveOp::kAllReduce) bus = std::min(bus * .92, channels * kPerChannelMaxTreeBw[g]);
       if (a == kTree && p == kLL) bus = std::min(bus / 3.8, kLlMaxBw[g]);
       if (a == kTree && p == kLL128) bus = std::min(bus * 7.0 / 9.0, channels * kPerChannelMaxTreeLL128Bw[g]);
@@ -111,9 +125,19 @@ NcclCostModel nccl_cost_model(CollectiveOp op, const NcclTopology& t) {
 
       const double hop = t.nvlink ? kNvlinkLatency[a][p] : kPciLatency[a][p];
       double latency = kBaseLatency[a][p];
-      if (a == kRing) {
-        // Broadcast and reduce pipeline one hop's latency when every channel runs the same ring.
-        latency += (op == CollectiveOp::kBroadcast || op == CollectiveOp::kReduce) ? hop : nsteps * hop;
+      if (a == kRing && (op == CollectiveOp::kBroadcast || op == CollectiveOp::kReduce)) {
+        // Broadcast and reduce pipeline one hop's latency when every channel runs the same ring
+        // (the network's hop across nodes).
+        latency += multi_node ? kNetLatency[kRing][p] : hop;
+      } else if (a == kRing) {
+        // Across nodes: nInterSteps steps at the network's latency (the tree's figure with one
+        // GPU per node; latencyInter is 0: NCCL's IB transport sets none), the others at the
+        // intra-node one but no less than the proxy's overhead (three times it with Simple).
+        const double ppn = n / t.nodes;
+        const std::uint32_t inter_steps = !multi_node ? 0 : op == CollectiveOp::kAllReduce ? 2 * (t.nodes - 1) : t.nodes - 1;
+        const double inter = kNetLatency[ppn == 1 ? kTree : kRing][p];
+        const double intra = multi_node ? std::max(hop, t.net_overhead_us * (p == kSimple ? 3 : 1)) : hop;
+        latency += (nsteps - inter_steps) * intra + inter_steps * inter;
       } else {
         latency += 2 * ((n - 1) * hop);
       }
@@ -179,6 +203,7 @@ NcclPlan nccl_plan(CollectiveOp op, std::uint64_t bytes, const NcclTopology& t, 
     if (overrides.algorithm == NcclAlgorithm::kTree && op != CollectiveOp::kAllReduce) why = " (tree runs all_reduce only)";
     if (t.ranks <= 1) why = " (one rank runs ring Simple)";
     if (overrides.protocol == NcclProtocol::kLL128 && !t.nvlink) why = " (LL128 runs over NVLink only)";
+    if (overrides.algorithm == NcclAlgorithm::kTree && t.nodes > 1) why = " (the tree across nodes is not modelled)";
     throw std::invalid_argument(fmt::format("NCCL has no {} for {} on {} ranks{}", pair, op_name(op), t.ranks, why));
   }
   plan.algorithm = choice->algorithm;
@@ -225,13 +250,16 @@ NcclPlan nccl_plan(CollectiveOp op, std::uint64_t bytes, const NcclTopology& t, 
 }
 
 NcclTopology nccl_topology_of(const models::SystemSpec& system, std::uint32_t ranks) {
-  if (ranks > models::gpus_per_node(system)) {
-    throw std::invalid_argument(fmt::format("the vendor library's tuner is modelled within one node: {} ranks span "
-                                            "several nodes of {} GPUs in '{}'",
-                                            ranks, models::gpus_per_node(system), system.name));
+  const std::uint32_t per_node = models::gpus_per_node(system);
+  if (ranks > per_node && ranks % per_node != 0) {
+    throw std::invalid_argument(fmt::format("NCCL's ranks across nodes must fill whole nodes: {} ranks on nodes of {} "
+                                            "GPUs in '{}'",
+                                            ranks, per_node, system.name));
   }
   NcclTopology t;
   t.ranks = ranks;
+  t.nodes = ranks > per_node ? ranks / per_node : 1;
+  const std::uint32_t local_ranks = ranks / t.nodes;
   const std::string& model = system.gpu.model;
   const auto has = [&](const char* s) { return model.find(s) != std::string::npos; };
   t.generation = has("B200") || has("B300") || has("GB") ? NcclGeneration::kBlackwell
@@ -252,8 +280,8 @@ NcclTopology nccl_topology_of(const models::SystemSpec& system, std::uint32_t ra
   double total_GBps = kPciBw;
   if (t.nvlink) {
     total_GBps = ic.links_per_gpu * per_link;
-    max_GBps = ic.topology == "full_mesh" && system.num_gpus > 1
-                   ? std::max<std::uint32_t>(1, ic.links_per_gpu / (system.num_gpus - 1)) * per_link
+    max_GBps = ic.topology == "full_mesh" && per_node > 1
+                   ? std::max<std::uint32_t>(1, ic.links_per_gpu / (per_node - 1)) * per_link
                    : total_GBps;
   }
   // src/graph/search.cc, ncclTopoCompute for a ring: the fastest speed of the generation's
@@ -266,17 +294,50 @@ NcclTopology nccl_topology_of(const models::SystemSpec& system, std::uint32_t ra
   // 12 x 60 GB/s at 2 ranks and 12 x 30 at 4, 24 channels (validation/data/h200-4/nccl-choices/).
   static constexpr double kHopperSpeeds[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
   static constexpr double kOlderSpeeds[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0};
+  // Across nodes the search runs on the inter-node arrays (sm90SpeedArrayInter, speedArrayInter),
+  // each channel a ring NET n -> GPU ... -> NET n that takes its speed from one NIC
+  // (ncclTopoSearchRecNet: net.bw -= bw) and from the NVLinks of every GPU it crosses.
+  static constexpr double kHopperInterSpeeds[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                                  15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+  static constexpr double kOlderInterSpeeds[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+                                                 7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
   const bool hopper_on = t.generation == NcclGeneration::kHopper || t.generation == NcclGeneration::kBlackwell;
-  const std::vector<double> speeds = hopper_on ? std::vector<double>(std::begin(kHopperSpeeds), std::end(kHopperSpeeds))
-                                               : std::vector<double>(std::begin(kOlderSpeeds), std::end(kOlderSpeeds));
-  double speed = speeds.back();
-  for (double s : speeds) {
-    if (s <= max_GBps) {
-      speed = s;
-      break;
+  double speed = 0;
+  std::uint32_t channels = 1;
+  if (t.nodes == 1) {
+    const std::vector<double> speeds = hopper_on ? std::vector<double>(std::begin(kHopperSpeeds), std::end(kHopperSpeeds))
+                                                 : std::vector<double>(std::begin(kOlderSpeeds), std::end(kOlderSpeeds));
+    speed = speeds.back();
+    for (double s : speeds) {
+      if (s <= max_GBps) {
+        speed = s;
+        break;
+      }
     }
+    channels = std::clamp<std::uint32_t>(static_cast<std::uint32_t>(total_GBps / speed), 1, 16);
+  } else {
+    // What the search settles on for a node of one NIC per GPU (its recursion is not modelled: its
+    // outcome for this wiring is): the speed whose channels (NICs x channels each NIC carries,
+    // bounded by what a GPU's links carry and by 16) move the most, the fastest on a tie.
+    const std::vector<double> speeds =
+        hopper_on ? std::vector<double>(std::begin(kHopperInterSpeeds), std::end(kHopperInterSpeeds))
+                  : std::vector<double>(std::begin(kOlderInterSpeeds), std::end(kOlderInterSpeeds));
+    const double nic_GBps = system.scale_out.nic.bandwidth_bytes_per_s / 1e9;
+    double best = 0;
+    for (double s : speeds) {
+      if (s > max_GBps || s > nic_GBps) continue;
+      const auto fit = std::min({static_cast<double>(per_node) * std::floor(nic_GBps / s), std::floor(total_GBps / s),
+                                 16.0});
+      if (fit * s > best) {
+        best = fit * s;
+        speed = s;
+        channels = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(fit));
+      }
+    }
+    if (speed == 0) speed = speeds.back();
+    // getNetOverhead: 1 us on an Intel x86 host (the DGX H100/H200's Xeon), 2 us on AMD.
+    t.net_overhead_us = 1.0;
   }
-  std::uint32_t channels = std::clamp<std::uint32_t>(static_cast<std::uint32_t>(total_GBps / speed), 1, 16);
   const bool dup = speed >= 25.0 && !(hopper_on && speed < 50.0 && channels > 4);
   if (dup) {
     channels = std::min<std::uint32_t>(channels * 2, 16);
@@ -284,7 +345,8 @@ NcclTopology nccl_topology_of(const models::SystemSpec& system, std::uint32_t ra
   }
   t.graph_channels = channels;
   t.ring_bw_GBps = speed;
-  t.tree_bw_GBps = ranks == 2 ? 2 * speed : speed;
+  t.ring_bw_inter_GBps = t.nodes > 1 ? speed : 0;
+  t.tree_bw_GBps = t.nodes > 1 ? 0 : local_ranks == 2 ? 2 * speed : speed;
   t.channels = std::min<std::uint32_t>(2 * channels, 32);  // MAXCHANNELS
   return t;
 }

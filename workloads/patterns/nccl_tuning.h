@@ -12,9 +12,12 @@
 // - src/include/device.h: the buffers (LL 512 KiB of 16-byte lines, half data; LL128 4.7 MB of
 //   128-byte lines, 120 bytes data; Simple 4 MiB), each of NCCL_STEPS = 8 steps.
 //
-// Only what a single node runs is modelled: Ring and Tree (Tree for all_reduce only, as NCCL);
-// NVLS, CollNet and PAT are out (NVLS needs NVLink multicast, which Tessera's systems do not
-// have; CollNet needs a network; PAT runs with one GPU per node only).
+// Ring and Tree (Tree for all_reduce only, as NCCL) within one node; across nodes the ring
+// (ncclTopoTuneModel's nNodes > 1 terms: the graph's inter-node bandwidth from three nodes on,
+// NET latencies per inter-node step, the network overhead); the tree across nodes (a double
+// binary tree between the nodes) is not modelled and left out of the choice. NVLS, CollNet and
+// PAT are out (NVLS needs NVLink multicast, which Tessera's systems do not have; CollNet needs
+// in-network reduction; PAT runs with one GPU per node only).
 //
 // The topology NCCL's search would find (channels and per-channel bandwidth of its ring and tree
 // graphs, src/graph/search.cc) is an input: nccl_topology_of derives it from the system.
@@ -45,6 +48,9 @@ enum class NcclGeneration : std::uint8_t { kVolta, kAmpere, kHopper, kBlackwell 
 // graph's, doubled once more when the communicator is set up: ncclTopoPostset).
 struct NcclTopology {
   std::uint32_t ranks = 0;
+  std::uint32_t nodes = 1;           // nNodes: the ranks fill whole nodes of ranks / nodes GPUs
+  double ring_bw_inter_GBps = 0;     // graphs[RING]->bwInter: per channel, through the NICs (nodes > 1)
+  double net_overhead_us = 0;        // getNetOverhead: the proxy's cost per network step (nodes > 1)
   NcclGeneration generation = NcclGeneration::kHopper;
   bool nvlink = true;                // NVLink (or xGMI): NCCL_HW_NVLINK, else NCCL_HW_PCI
   std::uint32_t graph_channels = 0;  // graphs[RING]->nChannels = graphs[TREE]->nChannels

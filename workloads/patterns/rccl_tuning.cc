@@ -385,6 +385,11 @@ NcclPlan rccl_plan(CollectiveOp op, std::uint64_t bytes, const RcclTopology& t, 
 }
 
 RcclTopology rccl_topology_of(const models::SystemSpec& system, std::uint32_t ranks) {
+  if (ranks > models::gpus_per_node(system)) {
+    throw std::invalid_argument(fmt::format("RCCL's tuner is modelled within one node: {} ranks span several nodes of "
+                                            "{} GPUs in '{}'",
+                                            ranks, models::gpus_per_node(system), system.name));
+  }
   RcclTopology t;
   t.ranks = ranks;
   t.nccl = nccl_topology_of(system, ranks);

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -159,4 +160,39 @@ TEST_CASE("over PCIe NCCL runs no LL128 and its latencies are PCIe's") {
   CHECK(m.latency_us[1][2] == doctest::Approx(8.4 + 2 * 5.7));  // ring Simple: base + 2 steps of PCIe's 5.7 us
   CHECK_THROWS_AS(p::nccl_plan(p::CollectiveOp::kAllReduce, 1 << 20, t, {.protocol = p::NcclProtocol::kLL128}),
                   std::invalid_argument);
+}
+
+TEST_CASE("across nodes: the search's outcome for one 400 Gb/s NIC per GPU and the ring's network terms") {
+  // Two nodes of eight H200s: 45 GB/s is the fastest inter-node speed at which the eight NICs
+  // (50 GB/s each: one channel) and a GPU's NVLinks (370.8 GB/s: eight) both carry eight channels
+  // (48 GB/s: seven, 336 GB/s; 24 GB/s: fifteen, 360 GB/s, slower on the tie); no duplication
+  // (Hopper, under 50 GB/s, more than four channels); 16 channels per call.
+  const tessera::models::SystemSpec cluster = tessera::test::read_run_config_text(
+      "system: {base: h200-8x16, num_gpus: 16, scale_out: {nodes: 2}}\nworkload: {kind: phold}\n").system;
+  const p::NcclTopology t = p::nccl_topology_of(cluster, 16);
+  CHECK(t.nodes == 2);
+  CHECK(t.graph_channels == 8);
+  CHECK(t.ring_bw_GBps == doctest::Approx(45.0));
+  CHECK(t.ring_bw_inter_GBps == doctest::Approx(45.0));
+  CHECK(t.channels == 16);
+  CHECK(t.net_overhead_us == doctest::Approx(1.0));
+  // Within one node of the same system: the one-node search (ring 12 x 30 GB/s).
+  CHECK(p::nccl_topology_of(cluster, 8).nodes == 1);
+  CHECK(p::nccl_topology_of(cluster, 8).ring_bw_GBps == doctest::Approx(30.0));
+  CHECK_THROWS_AS(p::nccl_topology_of(cluster, 12), std::invalid_argument);  // not whole nodes
+
+  // ncclTopoTuneModel, all_reduce on 16 ranks over 2 nodes: 2(n-1) = 30 steps, 2(nodes-1) = 2
+  // of them across the network at NET's ring latency, the others at max(NVLink's, the proxy's
+  // overhead: 1 us, 3 us with Simple); bandwidth 8 x 45 GB/s (two nodes: the intra-node figure)
+  // x 16 / 30; LL capped at 39 GB/s (Intel, two nodes); no tree.
+  const p::NcclCostModel m = p::nccl_cost_model(p::CollectiveOp::kAllReduce, t);
+  CHECK(m.latency_us[1][2] == doctest::Approx(8.4 + 28 * 3.4 + 2 * 14.0));  // ring Simple
+  CHECK(m.latency_us[1][0] == doctest::Approx(6.6 + 28 * 1.0 + 2 * 2.7));   // ring LL
+  CHECK(m.bandwidth_GBps[1][2] == doctest::Approx(360.0 * 16 / 30));
+  CHECK(m.bandwidth_GBps[1][0] == doctest::Approx(39.0 * 16 / 30));
+  CHECK(m.bandwidth_GBps[0][2] == 0.0);
+  p::NcclOverrides tree;
+  tree.algorithm = p::NcclAlgorithm::kTree;
+  CHECK_THROWS_WITH_AS(p::nccl_plan(p::CollectiveOp::kAllReduce, 1 << 20, t, tree),
+                       doctest::Contains("the tree across nodes is not modelled"), std::invalid_argument);
 }

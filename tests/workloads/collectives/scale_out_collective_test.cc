@@ -1,7 +1,8 @@
 // Collectives between nodes: Tessera's ring all-reduce across nodes takes what the alpha-beta
 // model of a ring gives on an uncontended network (nccl-tests' PERFORMANCE.md: 2(n-1) steps of
 // alpha, 2(n-1)/n of the buffer through the slowest hop at beta), an oversubscribed spine slows it
-// by its ratio, and the vendor libraries, modelled within one node, refuse ranks of several nodes.
+// by its ratio; NCCL's rings spread over every NIC, and RCCL, modelled within one node, refuses
+// ranks of several nodes.
 #include <doctest/doctest.h>
 
 #include <stdexcept>
@@ -78,17 +79,34 @@ TEST_CASE("an oversubscribed spine slows the crossing by its ratio") {
   CHECK(narrow.time_us > 1.8 * open.time_us);
 }
 
-TEST_CASE("the vendor libraries, modelled within one node, refuse ranks that span nodes") {
-  const auto parts = tessera::test::read_run_config_text("system: " + cluster(2, 4) +
-                                                         "\nworkload: {kind: collective, op: all_reduce, size: 1 MiB, "
-                                                         "library: nccl}\n");
+TEST_CASE("NCCL's rings cross the nodes through every NIC, one class of channels each") {
+  // Two nodes of four: NCCL's channels in four classes, class k entering each node at GPU k and
+  // leaving it from GPU k-1 (nccl_kernels.h): the four NICs of a node carry the crossings
+  // together, more than two NICs' 100 GB/s and at most the four's 200 GB/s (a ring in rank order
+  // would cross through one NIC: at most 50).
+  const wl::CollectiveFigures f = run(cluster(2, 4), "{kind: collective, op: all_reduce, size: 256 MiB, library: nccl}");
+  CHECK(f.library == "nccl");
+  CHECK(f.algorithm == "ring");
+  CHECK(f.busbw_GBps > 100.0);
+  CHECK(f.busbw_GBps <= 200.0 * (1 + 1e-9));
+}
+
+TEST_CASE("RCCL, modelled within one node, refuses ranks that span nodes, NCCL ranks that split a node") {
   const wl::WorkloadKind* kind = wl::find_workload_kind("collective");
   REQUIRE(kind != nullptr);
-  CHECK_THROWS_WITH_AS(kind->read(parts.workload, parts.system),
-                       doctest::Contains("nccl is modelled within one node; 8 ranks span 2 nodes of 4 GPUs"),
+  const auto rccl = tessera::test::read_run_config_text(
+      "system: " + cluster(2, 4) + "\nworkload: {kind: collective, op: all_reduce, size: 1 MiB, library: rccl}\n");
+  CHECK_THROWS_WITH_AS(kind->read(rccl.workload, rccl.system),
+                       doctest::Contains("rccl is modelled within one node; 8 ranks span 2 nodes of 4 GPUs"),
                        std::exception);
-  // Within one node of the same system it runs.
+  const auto split = tessera::test::read_run_config_text(
+      "system: " + cluster(2, 4) +
+      "\nworkload: {kind: collective, op: all_reduce, size: 1 MiB, library: nccl, ranks: 6}\n");
+  CHECK_THROWS_WITH_AS(kind->read(split.workload, split.system),
+                       doctest::Contains("NCCL's ranks across nodes fill whole nodes: 6 ranks on nodes of 4 GPUs"),
+                       std::exception);
+  // Within one node of the same system both run.
   const auto one_node = tessera::test::read_run_config_text(
-      "system: " + cluster(2, 4) + "\nworkload: {kind: collective, op: all_reduce, size: 1 MiB, library: nccl, ranks: 4}\n");
+      "system: " + cluster(2, 4) + "\nworkload: {kind: collective, op: all_reduce, size: 1 MiB, library: rccl, ranks: 4}\n");
   CHECK(kind->read(one_node.workload, one_node.system).run(one_node.system, wl::RunContext{}).result.complete);
 }
