@@ -110,3 +110,23 @@ TEST_CASE("RCCL, modelled within one node, refuses ranks that span nodes, NCCL r
       "system: " + cluster(2, 4) + "\nworkload: {kind: collective, op: all_reduce, size: 1 MiB, library: rccl, ranks: 4}\n");
   CHECK(kind->read(one_node.workload, one_node.system).run(one_node.system, wl::RunContext{}).result.complete);
 }
+
+TEST_CASE("a bulk-synchronous All-Gather + GEMM across two nodes runs NCCL's all-gather through the NICs") {
+  // Two nodes of two H200s, A (1024 x 1024 fp16) gathered in shards of 512 KiB. NCCL's ring: each
+  // of its two node crossings carries three of the four shards (every shard travels three hops),
+  // counted once on the sending NIC's port and once on the receiving one: 2 x 2 x 3 x 512 KiB of
+  // data, at most twice that on the wire (LL's flags).
+  const auto parts = tessera::test::read_run_config_text(
+      "system: " + cluster(2, 2) +
+      "\nworkload: {kind: ag_gemm, m: 1024, n: 1024, k: 1024, variant: bsp, collective: nccl}\n");
+  const wl::WorkloadKind* kind = wl::find_workload_kind("ag_gemm");
+  REQUIRE(kind != nullptr);
+  const wl::WorkloadResult r = kind->read(parts.workload, parts.system).run(parts.system, wl::RunContext{}).result;
+  REQUIRE(r.complete);
+  REQUIRE(r.traffic.has_value());
+  const double data = 2.0 * 2 * 3 * (512 << 10);
+  const auto nic = r.traffic->link_class_bytes.find("nic");
+  REQUIRE(nic != r.traffic->link_class_bytes.end());
+  CHECK(static_cast<double>(nic->second) >= data);
+  CHECK(static_cast<double>(nic->second) <= 2 * data);
+}
