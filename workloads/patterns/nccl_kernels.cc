@@ -337,8 +337,9 @@ std::vector<std::uint32_t> append_nccl_collective(trace::TraceBuilder& builder, 
     ProgramWriter w(p, l, spec);
     std::uint64_t grid = l.channels;
     if (!tree) {
-      // One ring per stride class (a full mesh: channels on rings of different strides, so that
-      // they drive different links, as NCCL's search gives each channel its own ring there).
+      // One ring per class of channels: on a full mesh one per stride (so that they drive
+      // different links, as NCCL's search gives each channel its own ring there); across nodes
+      // one per GPU a node is entered at (so that every NIC carries crossings).
       const std::uint32_t classes = spec.node_ranks > 1 ? std::min(spec.node_ranks, l.channels)
                                                         : ring_classes(ranks, spec.spread_rings);
       for (std::uint32_t k = 0; k < classes; ++k) {
