@@ -44,6 +44,7 @@ std::vector<Case> one_of_each_kind() {
       {"mi300x-8", "{kind: gemm_all_reduce, m: 256, n: 256, k: 512}", true},
       {"mi300x-8", "{kind: flash_decode, kv_len_per_rank: 8192, q_heads: 8, kv_heads: 1}", true},
       {"mi300x-1", "{kind: attention, q_heads: 8, seq_len: 1024}", true},
+      {"mi300x-1", "{kind: decode, layers: 1, batch: 4, context: 512, variant: chiplet_tasks}", true},
       {"mi300x-8", "{kind: collective, op: all_reduce, size: 1 MiB}", true},
   };
 }
@@ -58,7 +59,7 @@ TEST_CASE("every workload kind is registered once, in the order help texts list 
     CHECK(wl::find_workload_kind(k.name) == &k);
   }
   CHECK(names == std::vector<std::string>{"microbench", "phold", "trace", "gemm", "ag_gemm", "gemm_all_scatter",
-                                          "gemm_all_reduce", "flash_decode", "attention", "collective"});
+                                          "gemm_all_reduce", "flash_decode", "attention", "decode", "collective"});
   CHECK(std::set<std::string>(names.begin(), names.end()).size() == names.size());
   CHECK(wl::find_workload_kind("ag-gemm") == nullptr);
 }

@@ -3,6 +3,7 @@
 #include "sim/config/config_error.h"
 #include "workloads/patterns/ag_gemm.h"
 #include "workloads/patterns/attention.h"
+#include "workloads/patterns/decode.h"
 #include "workloads/patterns/flash_decode.h"
 #include "workloads/patterns/gemm.h"
 #include "workloads/patterns/gemm_all_reduce.h"
@@ -47,6 +48,8 @@ const std::vector<PatternKind>& pattern_kinds() {
                                  &flash_decode_schema, &make_flash_decode),
       kind_of<AttentionParams>("attention", "Flash-Attention-2 forward on one GPU: four workgroup-to-XCD mappings",
                                &attention_schema, &make_attention),
+      kind_of<DecodeParams>("decode", "one decode step of a transformer: kernel_per_op, megakernel, chiplet_tasks",
+                            &decode_schema, &make_decode),
   };
   return kinds;
 }

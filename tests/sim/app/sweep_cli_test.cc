@@ -211,7 +211,7 @@ TEST_CASE("the example studies are compiled in and every point of each is a vali
   for (const char* study : {"xgmi_ag_gemm", "flash_decode_batch_kv", "attention_mappings", "gemm_all_scatter_ranks",
                             "papers/taxes_ag_gemm", "papers/taxes_flash_decode", "papers/iris_gemm_all_scatter",
                             "papers/iris_gemm_all_scatter_ranks", "papers/numa_attention", "papers/numa_attention_gqa",
-                            "papers/swizzleperf_gemm", "selection/ag_gemm_variants", "selection/flash_decode_variants"}) {
+                            "papers/swizzleperf_gemm", "papers/fleet_decode", "selection/ag_gemm_variants", "selection/flash_decode_variants"}) {
     const auto r = run_tessera(fmt::format("sweep studies/{}.yaml --dry-run", study), "/");
     CHECK_MESSAGE(r.exit_code == 0, study << ": " << r.err);
     CHECK_MESSAGE(r.out.find("every point's config is valid") != std::string::npos, study);
