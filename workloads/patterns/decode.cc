@@ -30,6 +30,10 @@ const sim::config::Schema<DecodeParams>& decode_schema() {
           .boolean("qk_norm", &DecodeParams::qk_norm, "an RMSNorm over each query and key head before RoPE (Qwen3 has it; true adds it to another model)")
           .count("batch", &DecodeParams::batch, "sequences, one new token each").range(1, 1 << 16)
           .count("context", &DecodeParams::context, "cached tokens per sequence before this step").range(1, 1ULL << 24)
+          .count("ranks", &DecodeParams::ranks,
+                 "GPUs the model is split over, tensor parallel (heads, KV heads, intermediate and vocabulary "
+                 "divided; o_proj and down summed over the ranks); 0: all GPUs of the system")
+          .range(0, 1 << 16)
           .choice("dtype", &DecodeParams::dtype, dtype_choices(), "weights, activations and KV cache")
           .choice("variant", &DecodeParams::variant, decode_variant_choices(),
                   "kernel_per_op: a kernel per operator and layer; megakernel: one persistent kernel, tasks in a "
@@ -67,9 +71,14 @@ DecodeModel model_of(const DecodeParams& p) {
   return m;
 }
 
+std::uint32_t ranks_of(const DecodeParams& p, const models::SystemSpec& system) {
+  return p.ranks != 0 ? p.ranks : system.num_gpus;
+}
+
 DecodeShape shape_of(const DecodeParams& p, const models::SystemSpec& system) {
   DecodeShape s;
-  s.model = model_of(p);
+  s.ranks = ranks_of(p, system);
+  s.model = tensor_parallel_share(model_of(p), s.ranks);
   s.batch = p.batch;
   s.context = p.context;
   s.dtype = p.dtype;
@@ -88,7 +97,18 @@ DecodeSchedule schedule_of(const DecodeParams& p) {
 std::optional<ParamProblem> check_against_system(const DecodeParams& p, const models::SystemSpec& system) {
   if (auto problem = model_problem(model_of(p))) return problem;
   if (auto problem = schedule_problem(schedule_of(p), system)) return problem;
-  const DecodeModel m = model_of(p);
+  const std::uint32_t ranks = ranks_of(p, system);
+  if (auto problem = ranks_problem(ranks, system)) return problem;
+  const DecodeModel whole = model_of(p);
+  for (const auto& [name, n] : {std::pair<const char*, std::uint32_t>{"heads", whole.heads},
+                                {"kv_heads", whole.kv_heads}, {"intermediate", whole.intermediate},
+                                {"vocab", whole.vocab}}) {
+    if (n % ranks != 0) {
+      return ParamProblem{"ranks", fmt::format("{} ranks do not divide the model's {} ({}): tensor parallelism splits "
+                                               "them evenly", ranks, name, n)};
+    }
+  }
+  const DecodeModel m = tensor_parallel_share(whole, ranks);
   for (const auto& [key, n] : {std::pair<const char*, std::uint64_t>{"hidden", m.hidden},
                                {"head_dim", m.head_dim}, {"intermediate", m.intermediate}, {"vocab", m.vocab}}) {
     if (n % 16 != 0) {
@@ -100,10 +120,12 @@ std::optional<ParamProblem> check_against_system(const DecodeParams& p, const mo
 
 trace::Trace make_decode(const DecodeParams& p, const models::SystemSpec& system) {
   throw_if_problem("decode", check_against_system(p, system));
-  trace::TraceBuilder tb(1);
-  const DecodeStep step = plan_decode_step(shape_of(p, system), tb);
+  const DecodeShape shape = shape_of(p, system);
+  trace::TraceBuilder tb(shape.ranks);
+  const DecodeStep step = plan_decode_step(shape, tb);
+  if (shape.ranks > 1) tb.rank_barrier();  // the counters start at 0 on every rank
   append_decode_schedule(tb, step, system, schedule_of(p));
-  tb.sync(0);
+  tb.sync_all();
   return std::move(tb).build();
 }
 

@@ -5,7 +5,8 @@
 // decode_schedule.h. The model is a preset of a public config (Qwen3-8B, Llama-3-8B/70B) whose
 // shapes the keys hidden ... vocab may override, or `custom` with every shape given.
 //
-// The step starts and ends with the host (a sync at the end), as one engine step does.
+// With `ranks` > 1 the model is split over the GPUs, tensor parallel (decode_step.h). The step
+// starts with a host rank barrier and ends with a host sync, as one engine step does.
 #include <cstdint>
 #include <optional>
 
@@ -33,6 +34,7 @@ struct DecodeParams {
   bool qk_norm = false;  // adds the per-head q/k norm to a model without it
   std::uint32_t batch = 1;
   std::uint64_t context = 4096;
+  std::uint32_t ranks = 1;  // tensor parallel; 0: every GPU of the system
   models::compute::Dtype dtype = models::compute::Dtype::kBf16;
   DecodeVariant variant = DecodeVariant::kKernelPerOp;
   BspHost host = BspHost::kNone;
@@ -48,6 +50,7 @@ const sim::config::Schema<DecodeParams>& decode_schema();
 
 // The model the parameters describe (the preset with its overrides).
 DecodeModel model_of(const DecodeParams& params);
+std::uint32_t ranks_of(const DecodeParams& params, const models::SystemSpec& system);
 DecodeShape shape_of(const DecodeParams& params, const models::SystemSpec& system);
 DecodeSchedule schedule_of(const DecodeParams& params);
 

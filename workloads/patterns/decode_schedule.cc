@@ -41,25 +41,37 @@ Phase phase_of(const DecodeStep& step, std::size_t index) {
   return Phase::kBefore;
 }
 
+// After a task's stores: write back this die's L2 (a release, of the workgroup's own flag), then
+// add 1 to the operator's counter, which its consumers wait for (on this rank or another).
+void count_task_done(ProgramBuilder& p, const DecodeStep& step, std::size_t op_index) {
+  p.release(trace::rank(), Expr(i64(step.ops.size())) + trace::wg(), 1);
+  p.atomic_add(trace::rank(), i64(op_index), 1);
+}
+
 void append_kernel_per_op(trace::TraceBuilder& tb, const DecodeStep& step, const models::SystemSpec& system,
                           BspHost host) {
   std::vector<std::uint32_t> programs;
-  for (const DecodeOp& op : step.ops) {
+  for (std::size_t i = 0; i < step.ops.size(); ++i) {
+    const DecodeOp& op = step.ops[i];
     ProgramBuilder p(op.name);
     set_tile_of(p, op, trace::wg());
     // The layer is the kernel's argument (r0).
     append_decode_task(p, step, op, {.layer = trace::reg(kRegSchedule), .depth = 0, .before_input = {}});
+    if (op.counted_by_peers) count_task_done(p, step, i);
     programs.push_back(tb.program(std::move(p)));
   }
+  const std::uint32_t ranks = step.shape.ranks;
   auto launch = [&](std::size_t index, std::uint64_t layer) {
-    append_framework_op(tb, 1, system, host);
-    trace::Kernel k;
-    k.name = step.ops[index].name;
-    k.rank = 0;
-    k.grid = step.ops[index].tasks();
-    k.program = programs[index];
-    k.args = {Expr(i64(layer))};
-    tb.launch(std::move(k));
+    append_framework_op(tb, ranks, system, host);
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+      trace::Kernel k;
+      k.name = step.ops[index].name;
+      k.rank = rank;
+      k.grid = step.ops[index].tasks();
+      k.program = programs[index];
+      k.args = {Expr(i64(layer))};
+      tb.launch(std::move(k));
+    }
   };
   for (std::size_t i = 0; i < step.ops.size(); ++i) {
     if (phase_of(step, i) == Phase::kBefore) launch(i, 0);
@@ -133,9 +145,7 @@ class MegakernelWriter {
         .before_input = [this, &op, &layer](ProgramBuilder& program, std::uint32_t buffer, const Expr& offset,
                                             const Expr& bytes) { wait_for_producers(program, op, layer, buffer, offset, bytes); }};
     append_decode_task(p, step_, op, ctx);
-    // Publish: write back this die's L2, then count the task done.
-    p.release(trace::rank(), Expr(i64(step_.ops.size())) + trace::wg(), 1);
-    p.atomic_add(trace::rank(), i64(index), 1);
+    count_task_done(p, step_, index);
     p.end_loop();
   }
 
@@ -212,13 +222,16 @@ void append_decode_schedule(trace::TraceBuilder& tb, const DecodeStep& step, con
   }
   ProgramBuilder p("decode_megakernel");
   MegakernelWriter(step, system, schedule).write(p);
-  append_framework_op(tb, 1, system, schedule.host);
-  trace::Kernel k;
-  k.name = "decode_megakernel";
-  k.rank = 0;
-  k.grid = decode_workers(schedule, system);
-  k.program = tb.program(std::move(p));
-  tb.launch(std::move(k));
+  const std::uint32_t program = tb.program(std::move(p));
+  append_framework_op(tb, step.shape.ranks, system, schedule.host);
+  for (std::uint32_t rank = 0; rank < step.shape.ranks; ++rank) {
+    trace::Kernel k;
+    k.name = "decode_megakernel";
+    k.rank = rank;
+    k.grid = decode_workers(schedule, system);
+    k.program = program;
+    tb.launch(std::move(k));
+  }
 }
 
 }  // namespace tessera::workloads::patterns

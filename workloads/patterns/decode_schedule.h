@@ -52,8 +52,8 @@ std::uint64_t decode_workers(const DecodeSchedule& schedule, const models::Syste
 // dies do not divide); nullopt when it runs.
 std::optional<ParamProblem> schedule_problem(const DecodeSchedule& schedule, const models::SystemSpec& system);
 
-// The step's kernels and host commands on rank 0 (flags from 0: one counter per operator, then
-// one per worker).
+// The step's kernels and host commands on every rank (flags from 0 on each rank: one counter per
+// operator, then one per workgroup for its releases).
 void append_decode_schedule(trace::TraceBuilder& builder, const DecodeStep& step, const models::SystemSpec& system,
                             const DecodeSchedule& schedule);
 

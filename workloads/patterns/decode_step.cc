@@ -197,7 +197,29 @@ void append_decode_task(ProgramBuilder& p, const DecodeStep& s, const DecodeOp& 
       p.store(buf.act, trace::rank(), reg(kRegN) * i64(i * e), i64(i * e));
       return;
     }
+    case DecodeOpKind::kTpReduce: {
+      // Every rank's partial row b, each once its producer has finished this layer there.
+      const DecodeOp& producer = s.ops[op.reduces];
+      const std::int64_t tasks = i64(producer.tasks());
+      p.loop(i64(s.shape.ranks));
+      p.wait(trace::loop(ctx.depth), i64(op.reduces), models::sync::Compare::kGe,
+             ctx.layer * tasks + Expr(tasks));
+      p.load(op.input, trace::loop(ctx.depth), reg(kRegN) * i64(h * e), i64(h * e));
+      p.end_loop();
+      p.load(buf.hidden, trace::rank(), reg(kRegN) * i64(h * e), i64(h * e));
+      p.store(buf.hidden, trace::rank(), reg(kRegN) * i64(h * e), i64(h * e));
+      return;
+    }
   }
+}
+
+DecodeModel tensor_parallel_share(const DecodeModel& model, std::uint32_t ranks) {
+  DecodeModel share = model;
+  share.heads /= ranks;
+  share.kv_heads /= ranks;
+  share.intermediate /= ranks;
+  share.vocab /= ranks;
+  return share;
 }
 
 std::uint32_t DecodeStep::elem_bytes() const { return element_bytes(shape.dtype); }
@@ -260,6 +282,9 @@ DecodeStep plan_decode_step(const DecodeShape& shape, trace::TraceBuilder& tb) {
   buf.v_cache = tb.buffer("v_cache", l * s.layer_cache_bytes());
   buf.k_new = tb.buffer("k_new", l * s.layer_new_bytes());
   buf.v_new = tb.buffer("v_new", l * s.layer_new_bytes());
+  const bool parallel = shape.ranks > 1;
+  buf.attn_partial = parallel ? tb.buffer("attn_partial", b * h * e) : trace::kNoBuffer;
+  buf.mlp_partial = parallel ? tb.buffer("mlp_partial", b * h * e) : trace::kNoBuffer;
 
   const std::uint64_t tiles_m = (b + shape.block_m - 1) / shape.block_m;
   auto add = [&s](DecodeOp op) {
@@ -311,8 +336,20 @@ DecodeStep plan_decode_step(const DecodeShape& shape, trace::TraceBuilder& tb) {
   if (s.splits > 1) {
     attention = add(row_op("attn_combine", DecodeOpKind::kCombine, b * m.heads, {{attention, false}}));
   }
-  const std::size_t o_proj =
-      add(linear("o_proj", h, m.q_width(), buf.attn_out, buf.w_o, buf.hidden, true, {{attention, false}}));
+  // A linear whose sum is the layer's output: its epilogue adds into hidden, or, split over the
+  // ranks, it writes a partial that tp_reduce sums over them into hidden.
+  auto into_hidden = [&](std::string name, std::string reduce_name, std::uint64_t k, std::uint32_t in,
+                         std::uint32_t weight, std::uint32_t partial, std::size_t after) {
+    if (!parallel) return add(linear(std::move(name), h, k, in, weight, buf.hidden, true, {{after, false}}));
+    DecodeOp op = linear(std::move(name), h, k, in, weight, partial, false, {{after, false}});
+    op.counted_by_peers = true;
+    const std::size_t producer = add(std::move(op));
+    DecodeOp reduce = row_op(std::move(reduce_name), DecodeOpKind::kTpReduce, b, {});
+    reduce.input = partial;
+    reduce.reduces = producer;
+    return add(std::move(reduce));
+  };
+  const std::size_t o_proj = into_hidden("o_proj", "tp_reduce_attn", m.q_width(), buf.attn_out, buf.w_o, buf.attn_partial, attention);
   DecodeOp norm_mlp = row_op("rms_norm_mlp", DecodeOpKind::kRmsNorm, b, {{o_proj, false}});
   norm_mlp.weight = buf.norms;
   norm_mlp.weight_offset = h * e;
@@ -320,7 +357,7 @@ DecodeStep plan_decode_step(const DecodeShape& shape, trace::TraceBuilder& tb) {
   const std::size_t gate_up =
       add(linear("gate_up", 2 * i, h, buf.xn, buf.w_gate_up, buf.gate_up, false, {{second, false}}));
   const std::size_t act = add(row_op("act", DecodeOpKind::kActivation, b, {{gate_up, false}}));
-  const std::size_t down = add(linear("down", h, i, buf.act, buf.w_down, buf.hidden, true, {{act, false}}));
+  const std::size_t down = into_hidden("down", "tp_reduce_mlp", i, buf.act, buf.w_down, buf.mlp_partial, act);
   s.ops[first].deps.push_back({down, true});
   if (shape.lm_head) {
     DecodeOp final_norm = row_op("final_norm", DecodeOpKind::kRmsNorm, b, {{down, false}});

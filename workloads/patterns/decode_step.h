@@ -25,6 +25,21 @@
 // before the layers `embedding` (task b: load the token's row of the embedding table; store
 // hidden[b]) and after them `final_norm` and `lm_head` (linear into logits, B x vocab).
 //
+// Tensor parallel over `ranks` GPUs (Megatron's split, as vLLM runs it): every rank holds
+// heads / ranks query heads and kv_heads / ranks KV heads (their columns of W_qkv, their rows of
+// W_o, their KV cache), intermediate / ranks of the MLP and vocab / ranks of the LM head. o_proj
+// and down then produce partial sums (into attn_partial, mlp_partial) and each is followed by
+//
+//   tp_reduce_attn, tp_reduce_mlp   task b: for every rank r, wait until r's producer has
+//                   finished this layer (its counter, on r), load r's partial row b; then add
+//                   the sum into hidden[b] (a one-shot all-reduce that reads the peers' buffers,
+//                   as vLLM's custom all-reduce does, fused with the residual add)
+//
+// so the producers count their finished tasks in every variant. Each reduction has its own
+// partial buffer, so a rank never overwrites a partial a peer may still read: its next write to
+// it comes after its next reduction, which waits for that peer. The logits stay split (sampling
+// is not modelled).
+//
 // A linear's task is an output tile of block_m rows (sequences) by block_n columns: it loads
 // its rows of the input (rows x K; with the residual, its rows of hidden too) while its weight
 // tile's first piece arrives, streams the weight tile (block_n x K, packed so that the tile is
@@ -56,6 +71,7 @@ struct DecodeShape {
   std::uint64_t kv_partition = 512;  // tokens per attention split
   bool lm_head = true;
   std::uint64_t compute_units = 0;  // the GPU's CUs: block_n is chosen to give every CU a task
+  std::uint32_t ranks = 1;          // tensor parallel: `model` holds one rank's share (tensor_parallel_share)
 };
 
 enum class DecodeOpKind : std::uint8_t {
@@ -66,7 +82,8 @@ enum class DecodeOpKind : std::uint8_t {
   kKvWrite,
   kAttention,
   kCombine,
-  kActivation
+  kActivation,
+  kTpReduce
 };
 
 // An operator this op waits for, in the megakernels: every task of `op` in this layer, or in
@@ -94,12 +111,17 @@ struct DecodeOp {
   std::uint64_t weight_offset = 0;  // norms: which vector of the layer's norm weights
   bool residual = false;            // the epilogue adds into hidden instead of storing `output`
   std::vector<DecodeDep> deps;
+  // Tensor parallel: tp_reduce's producer (waited for on every rank, inside the task); a producer
+  // whose tasks other ranks wait for counts them even when launched as its own kernel.
+  std::size_t reduces = 0;
+  bool counted_by_peers = false;
 
   std::uint64_t tasks() const { return tiles_m * tiles_n; }
 };
 
 struct DecodeBuffers {
   std::uint32_t hidden, xn, qkv, q, partials, attn_out, gate_up, act, logits;
+  std::uint32_t attn_partial, mlp_partial;  // tensor parallel: o_proj's and down's partial sums
   std::uint32_t embedding, w_qkv, w_o, w_gate_up, w_down, norms, qk_norms, final_norm, w_lm_head;
   std::uint32_t k_cache, v_cache;  // the context: read by this step
   std::uint32_t k_new, v_new;      // this step's tokens: written, then read (a cache's next slot)
@@ -120,6 +142,10 @@ struct DecodeStep {
 // The pieces a weight tile of `tile_elements` streams in: the most halvings that keep every piece
 // at least `piece_bytes` and a whole number of elements (1 when the tile is smaller).
 std::uint64_t decode_weight_pieces(std::uint64_t tile_elements, std::uint32_t elem_bytes, std::uint64_t piece_bytes);
+
+// One rank's share of the model under tensor parallelism over `ranks`: heads, KV heads,
+// intermediate and vocabulary divided (the caller checks that they divide), hidden kept.
+DecodeModel tensor_parallel_share(const DecodeModel& model, std::uint32_t ranks);
 
 // The largest of 128, 64, 32, 16 that divides n and gives every CU a task (tiles_m x n / block_n
 // >= compute_units), else the narrowest that divides n (the most tasks); 0 when 16 does not divide n.

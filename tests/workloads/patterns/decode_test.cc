@@ -260,3 +260,75 @@ TEST_CASE("decode: a replay orders the variants as their structure says") {
   CHECK(static_cast<double>(chiplet.resource_usage.at("die_link").bytes) <
         0.9 * static_cast<double>(mega.resource_usage.at("die_link").bytes));
 }
+
+TEST_CASE("decode: tensor parallel over two ranks streams each rank's shard and sums the partials over the ranks") {
+  const auto system = pt::mi300x_node(2);
+  for (const p::DecodeVariant variant : kVariants) {
+    CAPTURE(variant_name(variant));
+    p::DecodeParams params = small(variant);
+    params.ranks = 2;
+    REQUIRE_FALSE(p::check_against_system(params, system).has_value());
+    const tr::Trace t = p::make_decode(params, system);
+    CHECK(t.ranks == 2);
+    pt::Ledger ledger(t);
+    const pt::RunReport report = pt::run_untimed(t, [&](const pt::ExecutedOp& e) { ledger.add(e); });
+    CHECK(report.completed);
+    CHECK_MESSAGE(!report.violation, report.violation.value_or(""));
+    const std::uint64_t e = 2, b = 20, h = 256, d = 32, layers = 2;
+    // Per rank: 4 query heads and 1 KV head (qkv columns (4 + 2) x 32), half the MLP and the vocabulary.
+    CHECK(buffer_bytes(t, "w_qkv") == layers * (4 + 2) * d * h * e);
+    CHECK(buffer_bytes(t, "w_down") == layers * h * 256 * e);
+    CHECK(buffer_bytes(t, "w_lm_head") == 512 * h * e);
+    for (std::uint32_t r = 0; r < 2; ++r) {
+      CAPTURE(r);
+      const std::uint32_t peer = 1 - r;
+      CHECK(ledger.bytes(tr::OpKind::kLoad, r, r, "w_qkv") == 2 * buffer_bytes(t, "w_qkv"));  // two row blocks
+      CHECK(ledger.bytes(tr::OpKind::kLoad, r, peer, "w_qkv") == 0);
+      // Each reduction reads every rank's partial rows once per layer: its own and its peer's.
+      for (const char* partial : {"attn_partial", "mlp_partial"}) {
+        CAPTURE(partial);
+        CHECK(ledger.bytes(tr::OpKind::kLoad, r, peer, partial) == layers * b * h * e);
+        CHECK(ledger.bytes(tr::OpKind::kLoad, r, r, partial) == layers * b * h * e);
+        CHECK(ledger.bytes(tr::OpKind::kStore, r, r, partial) == layers * b * h * e);
+      }
+      CHECK(ledger.bytes(tr::OpKind::kStore, r, peer, "hidden") == 0);
+    }
+  }
+}
+
+TEST_CASE("decode: tensor parallelism must divide the model") {
+  const auto system = pt::mi300x_node(4);
+  p::DecodeParams params = small(p::DecodeVariant::kMegakernel);
+  params.ranks = 4;  // 8 heads but 2 KV heads
+  const auto problem = p::check_against_system(params, system);
+  REQUIRE(problem.has_value());
+  CHECK(problem->key == "ranks");
+  CHECK(problem->message.find("kv_heads (2)") != std::string::npos);
+  params.ranks = 8;  // more than the system's GPUs
+  CHECK(p::check_against_system(params, system)->key == "ranks");
+}
+
+TEST_CASE("decode: two ranks halve the weights each GPU streams, at the cost of two reductions per layer") {
+  auto system = tessera::test::mi300x(2);
+  system.gpu.dispatch.kernel_launch_latency_ps = 3'500'000;
+  p::DecodeParams params = small(p::DecodeVariant::kMegakernel);
+  params.hidden = 2048;
+  params.intermediate = 8192;
+  params.heads = 16;
+  params.kv_heads = 4;
+  params.head_dim = 128;
+  params.batch = 1;
+  params.weight_piece_bytes = 64 << 10;
+  const auto one = tessera::workloads::replay::replay_trace(p::make_decode(params, system), system);
+  params.ranks = 2;
+  const auto two = tessera::workloads::replay::replay_trace(p::make_decode(params, system), system);
+  REQUIRE(one.complete);
+  REQUIRE(two.complete);
+  MESSAGE(fmt::format("one rank {:.1f} us, two ranks {:.1f} us", static_cast<double>(one.makespan_ps) / 1e6,
+                      static_cast<double>(two.makespan_ps) / 1e6));
+  // The weight-bound step gets faster, but by less than 2x: four reductions a step cross the link,
+  // each after its operator has finished on both GPUs.
+  CHECK(two.makespan_ps < one.makespan_ps);
+  CHECK(static_cast<double>(two.makespan_ps) > 0.5 * static_cast<double>(one.makespan_ps));
+  CHECK(two.link_class_bytes.at("xgmi") > 0);
+}
