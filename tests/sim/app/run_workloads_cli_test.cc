@@ -132,3 +132,21 @@ TEST_CASE("a trace that waits forever is a failed run (exit 1) that names the wa
   CHECK(r.err.find("flag (rank 0, id 3)") != std::string::npos);
   (void)trace;
 }
+
+TEST_CASE("decode runs its three variants on every single-GPU system file, the persistent ones as one kernel") {
+  for (const char* system : {"h100-1", "h200-1", "h200-1-calibrated", "mi300x-1", "mi300x-1-spec"}) {
+    for (const char* variant : {"kernel_per_op", "megakernel", "chiplet_tasks"}) {
+      CAPTURE(system);
+      CAPTURE(variant);
+      const auto j = run_json(fmt::format(
+          "--set 'system={}' --set 'workload={{kind: decode, layers: 1, batch: 20, context: 600, variant: {}}}'", system,
+          variant));
+      CHECK(j["workload"] == "decode");
+      CHECK(j["complete"] == true);
+      // kernel_per_op: embedding, 11 operators of the layer (two attention splits), final norm, LM head.
+      CHECK(j["kernels"].size() == (std::string(variant) == "kernel_per_op" ? 14U : 1U));
+      CHECK(j["l2_hit_rate"].get<double>() >= 0.0);
+      CHECK(j["link_class_bytes"]["hbm"].get<std::uint64_t>() > 0);
+    }
+  }
+}
