@@ -2,6 +2,7 @@
 #include "harness/case.h"
 #include "micro/micro_cases.h"
 #include "patterns/attention_cases.h"
+#include "patterns/decode_cases.h"
 #include "patterns/gemm_cases.h"
 
 namespace tk {
@@ -11,6 +12,7 @@ std::vector<CaseInfo> all_cases() {
   append_micro_cases(cases);
   append_gemm_cases(cases);
   append_attention_cases(cases);
+  append_decode_cases(cases);
   append_collective_cases(cases);
   return cases;
 }
