@@ -1,8 +1,9 @@
 #include "workloads/patterns/decode_schedule.h"
 
-#include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "workloads/patterns/decode_ints.h"
 
 namespace tessera::workloads::patterns {
 
@@ -11,18 +12,14 @@ using trace::ProgramBuilder;
 
 namespace {
 
-std::int64_t i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+using decode_ints::i64;
+using decode_ints::u32;
 
-std::uint32_t u32(std::uint64_t v) {
-  if (v == 0 || v > 0xFFFF'FFFFULL) throw std::invalid_argument("decode: a divisor does not fit 32 bits");
-  return static_cast<std::uint32_t>(v);
-}
-
-// The schedule's registers: r0 (the layer of a kernel-per-op kernel, an argument; the worker's
-// task in a persistent kernel); the task's r1 = m and r2 = n (decode_step.h).
+// The schedule's register r0: the layer of a kernel-per-op kernel (its argument), the worker's
+// task in a persistent kernel. The task's tile goes to kDecodeRegM and kDecodeRegN.
 constexpr int kRegSchedule = 0;
-constexpr int kRegM = 1;
-constexpr int kRegN = 2;
+constexpr int kRegM = kDecodeRegM;
+constexpr int kRegN = kDecodeRegN;
 
 // m = task mod tiles_m, n = task / tiles_m (decode_step.h: task t = n * tiles_m + m).
 void set_tile_of(ProgramBuilder& p, const DecodeOp& op, const Expr& task) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "workloads/patterns/decode_ints.h"
 #include "workloads/patterns/gemm_tiling.h"
 
 namespace tessera::workloads::patterns {
@@ -14,17 +15,12 @@ using trace::ProgramBuilder;
 
 namespace {
 
-std::int64_t i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+using decode_ints::i64;
+using decode_ints::u32;
 
-std::uint32_t u32(std::uint64_t v) {
-  if (v == 0 || v > 0xFFFF'FFFFULL) throw std::invalid_argument("decode: a divisor does not fit 32 bits");
-  return static_cast<std::uint32_t>(v);
-}
-
-// Registers of a task (decode_step.h): r1 m, r2 n (the task of a one-row operator); r3..r6 the
-// task's own. r0 and r7 belong to the schedule.
-constexpr int kRegM = 1;
-constexpr int kRegN = 2;
+// Registers of a task (decode_step.h): r1 m and r2 n, set by the schedule; r3..r6 the task's own.
+constexpr int kRegM = kDecodeRegM;
+constexpr int kRegN = kDecodeRegN;
 constexpr int kRegA = 3;
 constexpr int kRegB = 4;
 constexpr int kRegC = 5;

@@ -155,8 +155,13 @@ std::uint32_t decode_block_n(std::uint64_t n, std::uint64_t tiles_m, std::uint64
 // naming the key when a shape does not tile.
 DecodeStep plan_decode_step(const DecodeShape& shape, trace::TraceBuilder& builder);
 
-// Where a task's program finds its layer and task: r1 = m, r2 = n must be set before the task's
-// ops; the task uses r3..r6 and loops at `depth` (not nested deeper than depth + 0).
+// Where a task's program finds its tile: r1 = m, r2 = n (the task of an operator with one row
+// block) must be set before the task's ops; the task uses r3..r6 and loops at `depth` (not nested
+// deeper). r0 and r7 are the schedule's.
+inline constexpr int kDecodeRegM = 1;
+inline constexpr int kDecodeRegN = 2;
+
+// The task's layer, where its loops nest, and a hook before its first load of produced data.
 // `before_input` is called once, right before the task's first load of what an earlier
 // operator produced, with that range (a megakernel waits for the producers there).
 struct DecodeTaskContext {
