@@ -156,13 +156,13 @@ TEST_CASE("decode: chiplet_tasks keeps a weight tile's row blocks on one die, me
       if (dies_of_tile[tile].insert(e.wg % 8).second && tile < 24) ++tiles_per_die[e.wg % 8];
     });
     REQUIRE(dies_of_tile.size() == 2 * 24);  // two layers
-    for (const auto& [tile, dies] : dies_of_tile) {
-      CAPTURE(tile);
-      CHECK(dies.size() == (variant == p::DecodeVariant::kChipletTasks ? 1U : 2U));
+    for (const auto& entry : dies_of_tile) {
+      CAPTURE(entry.first);
+      CHECK(entry.second.size() == (variant == p::DecodeVariant::kChipletTasks ? 1U : 2U));
     }
     if (variant == p::DecodeVariant::kChipletTasks) {
       // 24 column tiles over 8 dies: 3 each.
-      for (const auto& [die, tiles] : tiles_per_die) CHECK(tiles == 3);
+      for (const auto& entry : tiles_per_die) CHECK(entry.second == 3);
     }
   }
 }
