@@ -22,6 +22,7 @@ CaseInfo atomic_add_case();       // micro/atomic_chain.hip
 CaseInfo atomic_xchg_case();      // micro/atomic_chain.hip
 CaseInfo flag_pingpong_case();    // micro/flag_pingpong.hip
 CaseInfo p2p_copy_case();         // micro/p2p_copy.hip
+CaseInfo sm_pipes_case();         // micro/sm_pipes.hip
 
 void append_micro_cases(std::vector<CaseInfo>& cases);
 

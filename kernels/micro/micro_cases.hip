@@ -15,6 +15,7 @@ void append_micro_cases(std::vector<CaseInfo>& cases) {
   cases.push_back(atomic_xchg_case());
   cases.push_back(flag_pingpong_case());
   cases.push_back(p2p_copy_case());
+  cases.push_back(sm_pipes_case());
 }
 
 }  // namespace tk

@@ -1,5 +1,6 @@
 #include "models/compute/cu_array.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace tessera::models::compute {
@@ -14,11 +15,12 @@ CuArray::CuArray(const ComputeSpec& spec)
   }
 }
 
-std::optional<std::uint32_t> CuArray::pick(std::span<const std::uint32_t> cus) const {
+std::optional<std::uint32_t> CuArray::pick(std::span<const std::uint32_t> cus, std::uint32_t limit) const {
   std::optional<std::uint32_t> best;
+  const std::uint32_t cap = std::min(slots_per_cu_, limit);
   for (const std::uint32_t cu : cus) {  // ascending, so the first of equal loads wins
     const std::uint32_t load = resident_.at(cu);
-    if (load < slots_per_cu_ && (!best || load < resident_[*best])) best = cu;
+    if (load < cap && (!best || load < resident_[*best])) best = cu;
   }
   return best;
 }

@@ -16,9 +16,10 @@ class CuArray {
  public:
   explicit CuArray(const ComputeSpec& spec);
 
-  // Among `cus`, the CU with the fewest resident workgroups that still has a free slot; the
-  // lowest index on ties (deterministic). nullopt when every one is full.
-  std::optional<std::uint32_t> pick(std::span<const std::uint32_t> cus) const;
+  // Among `cus`, the CU with the fewest resident workgroups that still has a free slot, and
+  // fewer than `limit` residents (a kernel's occupancy); the lowest index on ties
+  // (deterministic). nullopt when every one is full.
+  std::optional<std::uint32_t> pick(std::span<const std::uint32_t> cus, std::uint32_t limit = ~std::uint32_t{0}) const;
 
   void occupy(std::uint32_t cu, sim::Tick now);
   void release(std::uint32_t cu, sim::Tick now);

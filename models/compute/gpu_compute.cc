@@ -44,11 +44,18 @@ KernelId GpuCompute::launch(KernelLaunch launch) {
   record.num_workgroups = launch.num_workgroups;
   record.enqueue_ps = now();
   records_.push_back(std::move(record));
+  const Occupancy occupancy = occupancy_of(spec_.compute, launch.footprint);
+  if (occupancy.workgroups == 0) {
+    throw std::invalid_argument(fmt::format(
+        "kernel '{}': one workgroup ({} waves, {} registers per lane, {} bytes of shared memory) does not fit a CU's {}",
+        launch.name, launch.footprint.waves, launch.footprint.registers, launch.footprint.lds_bytes, occupancy.limit));
+  }
   CuPartition partition = launch.partition ? *launch.partition : CuPartition::all(spec_.compute);
   states_.push_back(KernelState{std::move(launch), std::move(partition), {}, 0, false, {}});
   for (std::size_t d = 0; d < kNumDtypes; ++d) {
     states_.back().efficiency[d] = kernel_efficiency_of(spec_.compute, states_.back().launch.name, static_cast<Dtype>(d));
   }
+  states_.back().max_resident_per_cu = occupancy.workgroups;
   const std::uint32_t stream = states_.back().launch.stream;
   if (stream >= streams_.size()) streams_.resize(stream + 1);
   streams_[stream].queue.push_back(id);
@@ -98,7 +105,7 @@ void GpuCompute::try_dispatch(std::uint32_t die) {
     const std::size_t at = oldest_first_ ? i : (d.next + i) % n;
     const KernelId id = d.kernels[at];
     KernelState& k = states_[id];
-    const auto cu = cus_.pick(k.partition.cus_on_die(die));
+    const auto cu = cus_.pick(k.partition.cus_on_die(die), k.max_resident_per_cu);
     if (!cu) continue;  // this kernel's head workgroup on the die waits for a slot; others may go
 
     const auto dies = k.partition.dies();
@@ -146,8 +153,9 @@ void GpuCompute::on_dispatched(const sim::Payload& payload) {
   body->start(wg);  // may call done(): wg must not be used after this
 }
 
-void WorkgroupContext::compute(double flops, Dtype dtype, sim::Handler when_done, sim::Payload payload) {
-  owner_->compute_for(kernel_, cu_, flops, dtype, when_done, payload);
+void WorkgroupContext::compute(double flops, Dtype dtype, sim::Handler when_done, sim::Payload payload,
+                               const PipeDemand& demand) {
+  owner_->compute_for(kernel_, cu_, flops, dtype, demand, when_done, payload);
 }
 
 void WorkgroupContext::delay(sim::Tick ps, sim::Handler when_done, sim::Payload payload) {
@@ -231,14 +239,20 @@ void GpuCompute::compute(std::uint32_t cu, double flops, Dtype dtype, sim::Handl
   add_matrix_work(cu, flops, compute_exact_ps(flops, dtype, spec_.compute), when_done, payload);
 }
 
-void GpuCompute::compute_for(KernelId kernel, std::uint32_t cu, double flops, Dtype dtype, sim::Handler when_done,
-                             sim::Payload payload) {
+void GpuCompute::compute_for(KernelId kernel, std::uint32_t cu, double flops, Dtype dtype, const PipeDemand& demand,
+                             sim::Handler when_done, sim::Payload payload) {
   const KernelEfficiency* curve = states_.at(kernel).efficiency[static_cast<std::size_t>(dtype)];
   check_compute(cu, when_done);
-  const double exact_ps =
-      curve == nullptr
-          ? compute_exact_ps(flops, dtype, spec_.compute)
-          : compute_exact_ps(flops, dtype, spec_.compute, efficiency_at(spec_.compute, dtype, curve, cus_.resident(cu)));
+  // A fitted curve is the measured inner loop of this very kernel: it wins over the structural
+  // bound, which wins over the plain matrix rate.
+  double exact_ps;
+  if (curve != nullptr) {
+    exact_ps = compute_exact_ps(flops, dtype, spec_.compute, efficiency_at(spec_.compute, dtype, curve, cus_.resident(cu)));
+  } else if (demand.any() && has_pipes(spec_.compute)) {
+    exact_ps = pipe_bound_exact_ps(flops, dtype, demand, spec_.compute, cus_.resident(cu));
+  } else {
+    exact_ps = compute_exact_ps(flops, dtype, spec_.compute);
+  }
   add_matrix_work(cu, flops, exact_ps, when_done, payload);
 }
 

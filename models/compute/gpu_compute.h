@@ -95,6 +95,7 @@ class GpuCompute : public sim::Component {
     bool started = false;
     // Per Dtype: the kernel's kernel_efficiency entry (nullptr: matrix_efficiency), found at launch.
     std::array<const KernelEfficiency*, kNumDtypes> efficiency{};
+    std::uint32_t max_resident_per_cu = 0;  // occupancy_of(spec, footprint), found at launch
   };
   struct Stream {
     std::deque<KernelId> queue;
@@ -106,9 +107,10 @@ class GpuCompute : public sim::Component {
     bool busy = false;
   };
 
-  // A workgroup of `kernel` computes: at the kernel's efficiency for the CU's occupancy now.
-  void compute_for(KernelId kernel, std::uint32_t cu, double flops, Dtype dtype, sim::Handler when_done,
-                   sim::Payload payload);
+  // A workgroup of `kernel` computes: at the kernel's efficiency for the CU's occupancy now, or,
+  // without a kernel_efficiency entry, bound by the CU's busiest pipe when the op gives its demand.
+  void compute_for(KernelId kernel, std::uint32_t cu, double flops, Dtype dtype, const PipeDemand& demand,
+                   sim::Handler when_done, sim::Payload payload);
   // compute and compute_for: their argument checks, then the queueing of `exact_ps` of work on `cu`.
   void check_compute(std::uint32_t cu, const sim::Handler& when_done) const;
   void add_matrix_work(std::uint32_t cu, double flops, double exact_ps, sim::Handler when_done, sim::Payload payload);

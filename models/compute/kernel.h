@@ -6,6 +6,7 @@
 #include <string>
 
 #include "models/compute/cu_partition.h"
+#include "models/compute/occupancy.h"
 #include "sim/core/handler.h"
 #include "sim/core/tick.h"
 
@@ -38,6 +39,8 @@ struct KernelLaunch {
   // Payload{tag, kernel id} when the last workgroup ends; the kernel then waits until its owner
   // calls GpuCompute::end_of_kernel_done(id) before the teardown starts.
   sim::Handler end_of_kernel;
+  // What a workgroup takes of its CU (bounds the resident workgroups per CU: occupancy.h).
+  Footprint footprint{};
 };
 
 // Times of one kernel, in ps of simulated time. Kernels with no workgroups have their first

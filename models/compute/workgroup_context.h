@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "models/compute/compute_timing.h"
+#include "models/compute/cu_pipes.h"
 #include "models/compute/kernel.h"
 #include "sim/core/handler.h"
 #include "sim/core/tick.h"
@@ -27,8 +28,10 @@ class WorkgroupContext {
   GpuCompute& gpu_compute() const { return *owner_; }
 
   // Runs `flops` of matrix work on this workgroup's CU, sharing the CU's matrix unit with the
-  // other resident workgroups; `when_done(payload)` runs when it is finished.
-  void compute(double flops, Dtype dtype, sim::Handler when_done, sim::Payload payload = {});
+  // other resident workgroups; `when_done(payload)` runs when it is finished. With a pipe
+  // demand (and pipe rates in the system, and no kernel_efficiency entry for the kernel), the
+  // op takes as long as the CU's busiest pipe needs (cu_pipes.h).
+  void compute(double flops, Dtype dtype, sim::Handler when_done, sim::Payload payload = {}, const PipeDemand& demand = {});
   // Busy for `ps` without using the CU's units; `when_done(payload)` runs after it.
   void delay(sim::Tick ps, sim::Handler when_done, sim::Payload payload = {});
   // Ends the workgroup: frees its slot. Call exactly once; the context is reused afterwards.

@@ -57,6 +57,49 @@ const Schema<KernelEfficiency>& kernel_efficiency_schema() {
   return s;
 }
 
+const Schema<CuPipeRates>& pipes_schema() {
+  static const Schema<CuPipeRates> s =
+      Schema<CuPipeRates>("pipes",
+                          "per-CU (SM) rates of the pipes besides the matrix unit, per clock: a compute op that gives "
+                          "its demands (lds_bytes, sfu_ops, vector_ops) takes as long as its busiest pipe needs "
+                          "(docs/config-reference.md; 0: the pipe is not modelled)")
+          .real("lds_bytes_per_clock", &CuPipeRates::lds_bytes_per_clock, "shared memory (LDS) bytes per clock")
+          .min(0)
+          .real("sfu_ops_per_clock", &CuPipeRates::sfu_ops_per_clock,
+                "transcendental lane-operations (exp2, reciprocal, ...) per clock")
+          .min(0)
+          .real("vector_ops_per_clock", &CuPipeRates::vector_ops_per_clock,
+                "fp32 vector lane-operations (add, multiply, fma, max) per clock")
+          .min(0)
+          .real("warp_matrix_fraction", &CuPipeRates::warp_matrix_fraction,
+                "rate of the warp-level matrix instructions (mma.sync/wmma, MFMA) that ops with pipe demands use, as "
+                "a fraction of matrix_flops_per_clock_per_cu")
+          .range(1e-6, 1)
+          .real("lds_latency_clocks", &CuPipeRates::lds_latency_clocks, "a dependent shared-memory load, in clocks")
+          .min(0)
+          .real("matrix_latency_clocks", &CuPipeRates::matrix_latency_clocks,
+                "a dependent 16 x 16 x 16 matrix instruction, in clocks")
+          .min(0)
+          .real("barrier_latency_clocks", &CuPipeRates::barrier_latency_clocks,
+                "a workgroup barrier with nothing to wait for, in clocks")
+          .min(0);
+  return s;
+}
+
+const Schema<CuCapacity>& occupancy_schema() {
+  static const Schema<CuCapacity> s =
+      Schema<CuCapacity>("occupancy",
+                         "what one CU (SM) holds for its resident workgroups: a kernel that gives its footprint "
+                         "(waves, registers, lds_bytes per workgroup) runs at most as many workgroups per CU as fit "
+                         "(and at most workgroup_slots_per_cu); 0: no limit")
+          .count("registers", &CuCapacity::registers, "32-bit registers per CU (per lane of its waves)")
+          .bytes("lds", &CuCapacity::lds_bytes, "shared memory (LDS) per CU")
+          .count("waves", &CuCapacity::waves, "resident waves (warps) per CU")
+          .count("wave_size", &CuCapacity::wave_size, "lanes per wave")
+          .range(0, 64);
+  return s;
+}
+
 const Schema<ComputeSpec>& compute_schema() {
   static const Schema<ComputeSpec> s =
       Schema<ComputeSpec>("compute", "compute dies and units of one GPU")
@@ -73,6 +116,12 @@ const Schema<ComputeSpec>& compute_schema() {
           .nested_list("kernel_efficiency", &ComputeSpec::kernel_efficiency, kernel_efficiency_schema(),
                        "per kernel and data type: matrix efficiency by resident workgroups per CU (calibrated from "
                        "the kernel's inner-loop microbenchmark); kernels not listed use matrix_efficiency")
+          .nested("pipes", &ComputeSpec::pipes, pipes_schema(),
+                  "the structural compute model: a compute op of a kernel without a kernel_efficiency entry that "
+                  "gives its pipe demands runs as long as the CU's busiest pipe needs")
+          .nested("occupancy", &ComputeSpec::occupancy, occupancy_schema(),
+                  "the CU's registers, shared memory and wave slots, which bound the resident workgroups of a "
+                  "kernel that gives its footprint")
           .check([](const ComputeSpec& c) -> std::optional<std::string> {
             for (std::size_t i = 0; i < c.kernel_efficiency.size(); ++i) {
               for (std::size_t j = 0; j < i; ++j) {

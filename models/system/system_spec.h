@@ -36,6 +36,32 @@ struct KernelEfficiency {
   std::vector<double> efficiency;
 };
 
+// Per-CU rates of the pipes besides the matrix unit, per clock (models/compute/cu_pipes.h). 0: the
+// pipe is not modelled, and a compute op's demand on it costs nothing.
+struct CuPipeRates {
+  double lds_bytes_per_clock = 0;   // shared memory (LDS) bytes read or written per clock
+  double sfu_ops_per_clock = 0;     // transcendental lane-operations (exp2, rcp, ...) per clock
+  double vector_ops_per_clock = 0;  // fp32 vector lane-operations (add, mul, fma, max) per clock
+  // The rate of the warp-level matrix instructions (mma.sync / wmma; MFMA) that ops with pipe
+  // demands use, as a fraction of matrix_flops_per_clock_per_cu (Hopper's nameplate is wgmma's).
+  double warp_matrix_fraction = 1;
+  // What one barrier-delimited phase of an op exposes, in clocks: the dependent shared-memory
+  // load, matrix instruction and barrier that the workgroup's own waves cannot overlap.
+  double lds_latency_clocks = 0;
+  double matrix_latency_clocks = 0;
+  double barrier_latency_clocks = 0;
+
+  double phase_latency_clocks() const { return lds_latency_clocks + matrix_latency_clocks + barrier_latency_clocks; }
+};
+
+// What one CU (SM) holds for its resident workgroups (models/compute/occupancy.h); 0: no limit.
+struct CuCapacity {
+  std::uint32_t registers = 0;   // registers per CU (32-bit, per lane)
+  std::uint64_t lds_bytes = 0;   // shared memory (LDS) per CU
+  std::uint32_t waves = 0;       // resident waves (warps) per CU
+  std::uint32_t wave_size = 0;   // lanes per wave
+};
+
 struct ComputeSpec {
   std::uint32_t num_dies = 8;              // XCDs (AMD); on NVIDIA the two halves owning an L2 partition
   std::uint32_t compute_units_per_die = 38;
@@ -44,6 +70,8 @@ struct ComputeSpec {
   DtypeRates matrix_flops_per_clock_per_cu{2048, 2048, 4096, 256};  // dense
   DtypeRates matrix_efficiency{1, 1, 1, 1};  // achieved / peak for a tile loop; calibrated
   std::vector<KernelEfficiency> kernel_efficiency;  // per kernel and occupancy; else matrix_efficiency
+  CuPipeRates pipes;  // for compute ops that give their pipe demands (trace format version 8)
+  CuCapacity occupancy;  // for kernels that give their footprint (trace format version 8)
 };
 
 struct DispatchSpec {

@@ -67,6 +67,13 @@ struct Buffers {
   std::uint32_t q = 0, k = 0, v = 0, o = 0;
 };
 
+// One of a group's two products: `blocks` KV blocks' worth of matrix work and pipe demand.
+void append_product(trace::ProgramBuilder& prog, models::compute::Dtype dtype, const Expr& blocks,
+                    std::int64_t block_flops, const ProductDemand& demand) {
+  prog.compute(blocks * block_flops, dtype, blocks * demand.lds_bytes, blocks * demand.sfu_ops,
+               blocks * demand.vector_ops, blocks * demand.phases);
+}
+
 // The KV loop with K and V prefetched one KV block ahead (attention.h, "Prefetch"), as the
 // kernel does: block j + 1 is requested when the product of block j starts. Coarse, a step
 // computes a group of c blocks [g c, g c + c) and requests the next c blocks shifted by one,
@@ -103,31 +110,32 @@ void append_pipelined_kv_loop(trace::ProgramBuilder& prog, const AttentionParams
   };
   // One step: the group in the tiles is computed while the next blocks arrive (as the suite's
   // kernel does: the next K is requested before S = Q K^T, the next V before O += P V).
-  const auto step = [&](const Expr& flops, const std::optional<Expr>& next_offset, const Expr& next_bytes) {
+  const KvBlockDemand demand = kv_block_demand(p);
+  const auto step = [&](const Expr& blocks, const std::optional<Expr>& next_offset, const Expr& next_bytes) {
     prog.wait_load(kSlotK);
     if (next_offset) prefetch(kSlotK, b.k, *next_offset, next_bytes);
-    prog.compute(flops, p.dtype);  // S = Q K^T
+    append_product(prog, p.dtype, blocks, block_flops, demand.scores);  // S = Q K^T
     prog.wait_load(kSlotV);
     if (next_offset) prefetch(kSlotV, b.v, *next_offset, next_bytes);
-    prog.compute(flops, p.dtype);  // O += P V
+    append_product(prog, p.dtype, blocks, block_flops, demand.values);  // O += P V
   };
 
   prefetch(kSlotK, b.k, kv, Expr(kv_block));
   prefetch(kSlotV, b.v, kv, Expr(kv_block));
   // Full group g = 0..H-1: blocks [g c, g c + c), with [g c + 1, g c + c + 1) arriving.
   prog.loop(trace::reg(kRegFull));
-  step(Expr(c * block_flops), kv + (trace::loop(0) * c + Expr(1)) * kv_block, Expr(c * kv_block));
+  step(Expr(c), kv + (trace::loop(0) * c + Expr(1)) * kv_block, Expr(c * kv_block));
   prog.end_loop();
   // The last group: blocks [H c, n), with [H c + 1, n) arriving (nothing at c = 1).
   if (c == 1) {
-    step(last * block_flops, std::nullopt, Expr(0));
+    step(last, std::nullopt, Expr(0));
     return;
   }
   prog.loop(trace::reg(kRegHasTail));
-  step(last * block_flops, kv + (trace::reg(kRegFull) * c + Expr(1)) * kv_block, (last - Expr(1)) * kv_block);
+  step(last, kv + (trace::reg(kRegFull) * c + Expr(1)) * kv_block, (last - Expr(1)) * kv_block);
   prog.end_loop();
   prog.loop(Expr(1) - trace::reg(kRegHasTail));
-  step(last * block_flops, std::nullopt, Expr(0));
+  step(last, std::nullopt, Expr(0));
   prog.end_loop();
   prog.wait_load(kSlotK);
   prog.wait_load(kSlotV);
@@ -161,29 +169,68 @@ trace::ProgramBuilder attention_program(const AttentionParams& p, const Attentio
     prog.store(b.o, trace::rank(), trace::reg(kRegQOffset), i64(s.q_block_bytes));
     return prog;
   }
-  const auto group_ops = [&](const Expr& first, const Expr& bytes, const Expr& flops) {
+  const KvBlockDemand demand = kv_block_demand(p);
+  const auto group_ops = [&](const Expr& first, const Expr& bytes, const Expr& blocks) {
     prog.load(b.k, trace::rank(), first, bytes);
-    prog.compute(flops, p.dtype);  // S = Q K^T
+    append_product(prog, p.dtype, blocks, block_flops, demand.scores);  // S = Q K^T
     prog.load(b.v, trace::rank(), first, bytes);
-    prog.compute(flops, p.dtype);  // O += P V
+    append_product(prog, p.dtype, blocks, block_flops, demand.values);  // O += P V
   };
   // Whole groups of c KV blocks.
   prog.loop(trace::div(trace::reg(kRegKvBlocks), c32));
-  group_ops(kv_offset + trace::loop(0) * (c * kv_block), c * kv_block, c * block_flops);
+  group_ops(kv_offset + trace::loop(0) * (c * kv_block), c * kv_block, Expr(c));
   prog.end_loop();
   // The remainder r = blocks % c, as a loop of (r + c - 1) / c = (r > 0 ? 1 : 0) iterations, so
   // that no zero-byte op is issued.
   prog.set(kRegLeft, trace::mod(trace::reg(kRegKvBlocks), c32) + Expr(c - 1));
   prog.loop(trace::div(trace::reg(kRegLeft), c32));
   const Expr left = trace::reg(kRegLeft) - Expr(c - 1);
-  group_ops(kv_offset + trace::div(trace::reg(kRegKvBlocks), c32) * (c * kv_block), left * kv_block,
-            left * block_flops);
+  group_ops(kv_offset + trace::div(trace::reg(kRegKvBlocks), c32) * (c * kv_block), left * kv_block, left);
   prog.end_loop();
   prog.store(b.o, trace::rank(), trace::reg(kRegQOffset), i64(s.q_block_bytes));
   return prog;
 }
 
 }  // namespace
+
+KvBlockDemand kv_block_demand(const AttentionParams& p) {
+  constexpr std::int64_t kStripRows = 16;  // Q rows per wave
+  constexpr std::int64_t kFp32Bytes = 4;
+  const auto bm = static_cast<std::int64_t>(p.block_m);
+  const auto bn = static_cast<std::int64_t>(p.block_n);
+  const auto d = static_cast<std::int64_t>(p.head_dim);
+  const auto e = static_cast<std::int64_t>(shape_of(p).elem_bytes);
+  const std::int64_t waves = std::max<std::int64_t>(1, bm / kStripRows);
+  const std::int64_t kv_tile = bn * d * e;
+  KvBlockDemand k;
+  constexpr std::int64_t kScoreReadCycles = 2;  // per 128 bytes: two-way bank conflicts
+  constexpr std::int64_t kProbStoreCycles = 4;  // per 128 bytes: 64 bytes per access, two-way
+  k.scores.lds_bytes = kv_tile + waves * kv_tile + kFp32Bytes * bm * bn + kScoreReadCycles * kFp32Bytes * bm * bn +
+                       kProbStoreCycles * bm * bn * e;
+  k.scores.sfu_ops = bm * bn + bm;
+  k.scores.vector_ops = 4 * bm * bn;
+  k.scores.phases = 4;
+  k.values.lds_bytes = kv_tile + waves * kv_tile + bm * bn * e + 2 * kFp32Bytes * bm * d;
+  k.values.vector_ops = bm * d;
+  k.values.phases = 2;
+  return k;
+}
+
+AttentionFootprint attention_footprint(const AttentionParams& p) {
+  constexpr std::uint64_t kStripRows = 16;
+  constexpr std::uint64_t kWaveLanes = 32;
+  const std::uint64_t bn = p.block_n;
+  const std::uint64_t d = p.head_dim;
+  const std::uint64_t waves = std::max<std::uint64_t>(1, p.block_m / kStripRows);
+  const std::uint64_t scores = kStripRows * (bn + 4) * 4;                                // S, fp32, padded rows
+  const std::uint64_t probs_and_scratch = kStripRows * (bn + 8) * 2 + (d / kStripRows) * kStripRows * kStripRows * 4;
+  AttentionFootprint f;
+  f.waves = static_cast<std::uint32_t>(waves);
+  f.registers = d == 128 ? 255 : d == 64 ? 197 : 0;
+  f.lds_bytes = bn * (d + 8) * 2 + waves * std::max(scores, probs_and_scratch) + waves * kWaveLanes * 4 +
+                waves * kStripRows * 4;
+  return f;
+}
 
 const sim::config::Schema<AttentionParams>& attention_schema() {
   using S = sim::config::Schema<AttentionParams>;
@@ -344,6 +391,10 @@ trace::Trace make_attention(const AttentionParams& p, const models::SystemSpec& 
     k.grid = grid;
     k.program = program;
     k.args = {attention_logical_id_expr(s.grid, system.gpu.compute.num_dies, p.mapping)};
+    const AttentionFootprint footprint = attention_footprint(p);
+    k.waves = footprint.waves;
+    k.registers = footprint.registers;
+    k.lds_bytes = footprint.lds_bytes;
     tb.launch(std::move(k));
   }
   tb.sync_all();

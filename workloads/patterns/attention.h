@@ -114,6 +114,47 @@ struct AttentionShape {
 };
 AttentionShape shape_of(const AttentionParams& params);
 
+// What each of a KV block's two products asks of the CU besides its matrix work, as the suite's
+// kernel runs them (kernels/patterns/attention.hip; waves of 16 Q rows, W = block_m / 16, K and V
+// staged in shared memory, fragments 16 x 16):
+//   S = Q K^T and the softmax: the K block stored (block_n D e bytes) and read by every wave
+//     (W block_n D e), S written as fp32 (4 block_m block_n), read back by the softmax and P
+//     written (below); one exp2 per score and one per row rescale (block_m block_n + block_m
+//     sfu ops); scale, max, subtract and sum per score (4 block_m block_n vector ops).
+//   O += P V: the V block stored and read by every wave (block_n D e + W block_n D e), P read as
+//     fragments (block_m block_n e), the products through the fp32 scratch (2 x 4 block_m D);
+//     the rescale of O (block_m D fused multiply-adds).
+// Phases (stretches between the kernel's barriers): four in the first (before and after the K
+// store, after S, after the row maxima), two in the second (after P, after the products' round).
+// Shared memory is charged by the bank cycles an access takes (128 bytes each): the softmax reads
+// S one 4-byte score per lane with the rows of a wave's strip 8 apart on the same banks (rows
+// padded by 4 floats), two cycles per 128 bytes (2 x 4 block_m block_n); it writes P one 2-byte
+// value per lane, likewise two-way, two cycles per 64 bytes (4 x block_m block_n e).
+// e = element bytes, D = head_dim. A group of c blocks asks c times as much.
+struct ProductDemand {
+  std::int64_t lds_bytes = 0;
+  std::int64_t sfu_ops = 0;
+  std::int64_t vector_ops = 0;
+  std::int64_t phases = 0;
+};
+struct KvBlockDemand {
+  ProductDemand scores;  // S = Q K^T and the softmax
+  ProductDemand values;  // O += P V
+};
+KvBlockDemand kv_block_demand(const AttentionParams& params);
+
+// What one workgroup of the suite's kernel takes of an SM (trace::Kernel's footprint): block_m / 16
+// waves; its shared memory (the K/V tile of block_n rows padded to head_dim + 8 halves, per wave
+// the larger of S in fp32 and P with the products' fp32 scratch, the row maxima and rescales); and
+// its registers as ptxas reports them for sm_90 (nvcc 13): 255 per lane at head_dim 128, 197 at 64
+// (0, not given, at other head dims). At 255 x 256 lanes one workgroup fills an SM's registers.
+struct AttentionFootprint {
+  std::uint32_t waves = 0;
+  std::uint32_t registers = 0;
+  std::uint64_t lds_bytes = 0;
+};
+AttentionFootprint attention_footprint(const AttentionParams& params);
+
 // The coarsening c in use on `system` (see "Coarsening" above): kv_blocks_per_op when set, else
 // the largest power of two up to 16 (4 when causal; 1 at least) for which S (c + 1) KV blocks
 // of K and as many of V fit in 1.5 L2s of a die, S = resident_kv_heads().

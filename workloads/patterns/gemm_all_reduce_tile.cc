@@ -55,8 +55,7 @@ void append_partial_k_loop(ProgramBuilder& p, const GemmTiling& t, const Partial
     append_block(p, trace::OpKind::kLoadAsync, spec.b.block(spec.b_buffer, b_first, cols), row_depth, kRegFold,
                  kStageSlot);
   };
-  append_prefetched_k_loop(p, static_cast<std::int64_t>(spec.a.k_slab / t.block_k), kStepDepth,
-                           2 * static_cast<std::int64_t>(t.block_m) * t.block_n * t.block_k, spec.dtype, fetch);
+  append_prefetched_k_loop(p, static_cast<std::int64_t>(spec.a.k_slab / t.block_k), kStepDepth, t, spec.dtype, fetch);
 }
 
 void append_one_shot_tile(ProgramBuilder& p, const GemmTiling& t, const PartialTileSpec& spec) {

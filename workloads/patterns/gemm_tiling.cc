@@ -155,19 +155,33 @@ std::uint64_t block_flag(std::uint64_t flag_base, const GemmTiling& t, std::uint
   return flag_base + (slab * t.tiles_m() + pid_m) * steps_per_slab + kk;
 }
 
-void append_prefetched_k_loop(ProgramBuilder& p, std::int64_t steps, int step_depth, std::int64_t flops,
+KStepWork k_step_work(const GemmTiling& t) {
+  KStepWork w;
+  w.waves_m = t.block_m >= 32 ? 2 : 1;
+  w.waves_n = std::max<std::uint32_t>(1, t.block_n / 32);
+  const auto bm = static_cast<std::int64_t>(t.block_m);
+  const auto bn = static_cast<std::int64_t>(t.block_n);
+  const auto bk = static_cast<std::int64_t>(t.block_k);
+  w.flops = 2 * bm * bn * bk;
+  w.lds_bytes = static_cast<std::int64_t>(t.elem_bytes) * bk * (bm * (1 + w.waves_n) + bn * (1 + w.waves_m));
+  return w;
+}
+
+void append_prefetched_k_loop(ProgramBuilder& p, std::int64_t steps, int step_depth, const GemmTiling& t,
                               models::compute::Dtype dtype, const StepFetch& fetch) {
   if (steps < 1) throw std::invalid_argument(fmt::format("K-loop: {} steps", steps));
+  const KStepWork work = k_step_work(t);
+  const auto compute = [&] { p.compute(work.flops, dtype, work.lds_bytes, Expr(0), Expr(0), work.phases); };
   fetch(Expr(0), step_depth);
   p.wait_load(kStageSlot);
   if (steps > 1) {
     p.loop(steps - 1);
     fetch(trace::loop(step_depth) + Expr(1), step_depth + 1);
-    p.compute(flops, dtype);
+    compute();
     p.wait_load(kStageSlot);
     p.end_loop();
   }
-  p.compute(flops, dtype);
+  compute();
 }
 
 void append_output_tile(ProgramBuilder& p, const GemmTiling& t, const OutputTileSpec& spec) {
@@ -213,8 +227,7 @@ void append_output_tile(ProgramBuilder& p, const GemmTiling& t, const OutputTile
     append_block(p, trace::OpKind::kLoadAsync, spec.b.block(spec.b_buffer, b_first, cols), row_depth, kRegFold,
                  kStageSlot);
   };
-  append_prefetched_k_loop(p, steps, kStepDepth, 2 * static_cast<std::int64_t>(t.block_m) * t.block_n * t.block_k,
-                           spec.dtype, fetch);
+  append_prefetched_k_loop(p, steps, kStepDepth, t, spec.dtype, fetch);
   p.end_loop();
   const Expr c_first = trace::reg(kRegPidM) * spec.c.pid_m_stride() + trace::reg(kRegPidN) * spec.c.pid_n_stride();
   append_block(p, trace::OpKind::kStore, spec.c.block(spec.c_buffer, c_first, rows, cols), kSlabDepth, kRegFold);

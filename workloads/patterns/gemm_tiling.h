@@ -144,6 +144,24 @@ struct OutputTileSpec {
 std::uint64_t block_flag(std::uint64_t flag_base, const GemmTiling& tiling, std::uint32_t steps_per_slab,
                          std::uint64_t slab, std::uint64_t pid_m, std::uint64_t kk);
 
+// What one K-step of a tile asks of its CU, as the suite's kernel runs it (kernels/patterns/gemm_tile.h):
+// 2 block_m block_n block_k FLOP of matrix work, and through shared memory (LDS) the staged A and B
+// blocks stored once and read back as 16 x 16 fragments by every wave that needs them. The waves
+// form a 2 x (block_n / 32) grid (the suite's 128 x 128 tile: 2 x 4, 128 x 64 and 64 x 64: 2 x 2), so
+// each of the waves_n wave columns reads the whole A block and each of the waves_m rows the whole B
+// block:
+//   lds_bytes = elem_bytes x block_k x (block_m (1 + waves_n) + block_n (1 + waves_m)).
+// One phase: the kernel's one barrier per step (after its matrix work and the next stage's store;
+// the stages are double-buffered).
+struct KStepWork {
+  std::int64_t flops = 0;
+  std::int64_t lds_bytes = 0;
+  std::int64_t phases = 1;
+  std::uint32_t waves_m = 0;
+  std::uint32_t waves_n = 0;
+};
+KStepWork k_step_work(const GemmTiling& tiling);
+
 // The K-loop of one tile as the suite's kernel runs it (kernels/patterns/gemm_tile.h
 // accumulate_tile): step 0's blocks are fetched and waited for; then every step but the last
 // issues the next step's loads before its own matrix work and waits for them after it (the
@@ -153,8 +171,9 @@ std::uint64_t block_flag(std::uint64_t flag_base, const GemmTiling& tiling, std:
 // at loop depth `step_depth`.
 inline constexpr std::uint8_t kStageSlot = 0;
 using StepFetch = std::function<void(const trace::Expr& kk, int row_depth)>;
-void append_prefetched_k_loop(trace::ProgramBuilder& program, std::int64_t steps, int step_depth, std::int64_t flops,
-                              models::compute::Dtype dtype, const StepFetch& fetch);
+// Each step's matrix work is k_step_work(tiling), with its shared-memory demand.
+void append_prefetched_k_loop(trace::ProgramBuilder& program, std::int64_t steps, int step_depth,
+                              const GemmTiling& tiling, models::compute::Dtype dtype, const StepFetch& fetch);
 
 // Appends one output tile's work to a tile-loop body (uses loop depths 1..3 and r4..r7):
 //   for slab: the prefetched K-loop over kk (above; each fetch: [wait] A block, B block),

@@ -112,8 +112,7 @@ void append_gemm_tile(ProgramBuilder& p, const ScatterLayout& l, int depth, Tile
     const BlockAccess b = l.b.block(l.b_buffer, trace::reg(kRegBBase) + kk * l.b.kb_stride(), cols);
     p.load_async(b.buffer, b.owner, b.first, b.piece_bytes, kStageSlot);
   };
-  append_prefetched_k_loop(p, i64(t.k_steps()), k_depth, 2 * static_cast<std::int64_t>(t.block_m) * t.block_n * t.block_k,
-                           l.dtype, fetch);
+  append_prefetched_k_loop(p, i64(t.k_steps()), k_depth, t, l.dtype, fetch);
 
   set_c_tile(p, l);
   const auto store = [&](Expr owner) {

@@ -114,12 +114,19 @@ bool TraceKernel::perform(std::uint32_t handle) {
   models::compute::WorkgroupContext& wg = gpu_.workgroup(handle);
   const sim::Payload me{handle, 0};
   switch (op.kind) {
-    case OpKind::kCompute:
+    case OpKind::kCompute: {
       if (op.flops() < 0) fail(handle, fmt::format("negative flops {}", op.flops()));
-      if (op.flops() == 0) return true;
+      if (op.lds_bytes() < 0 || op.sfu_ops() < 0 || op.vector_ops() < 0 || op.phases() < 0) {
+        fail(handle, fmt::format("negative pipe demand (lds_bytes {}, sfu_ops {}, vector_ops {}, phases {})",
+                                 op.lds_bytes(), op.sfu_ops(), op.vector_ops(), op.phases()));
+      }
+      const models::compute::PipeDemand demand{static_cast<double>(op.lds_bytes()), static_cast<double>(op.sfu_ops()),
+                                               static_cast<double>(op.vector_ops()), static_cast<double>(op.phases())};
+      if (op.flops() == 0 && !demand.any()) return true;
       enter(handle, wg, WorkgroupState::kCompute);
-      wg.compute(static_cast<double>(op.flops()), op.dtype, sim::bind<&TraceKernel::on_done>(this), me);
+      wg.compute(static_cast<double>(op.flops()), op.dtype, sim::bind<&TraceKernel::on_done>(this), me, demand);
       return false;
+    }
     case OpKind::kLoad:
     case OpKind::kLoadAsync:
     case OpKind::kStore:

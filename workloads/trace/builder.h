@@ -32,6 +32,18 @@ class ProgramBuilder {
     in.a = std::move(flops);
     return add(std::move(in));
   }
+  // Matrix work with what it asks of the CU's other pipes (format version 8): shared-memory bytes,
+  // transcendental and other vector lane-operations, and its barrier-delimited phases.
+  ProgramBuilder& compute(Expr flops, models::compute::Dtype dtype, Expr lds_bytes, Expr sfu_ops, Expr vector_ops,
+                          Expr phases) {
+    compute(std::move(flops), dtype);
+    Instr& in = program_.instrs.back();
+    in.b = std::move(lds_bytes);
+    in.c = std::move(sfu_ops);
+    in.d = std::move(vector_ops);
+    in.e = std::move(phases);
+    return *this;
+  }
   // The workgroup is busy for `ps` picoseconds, using nothing (format version 7).
   ProgramBuilder& delay(Expr ps) {
     Instr in;

@@ -31,8 +31,12 @@ struct Op {
   std::int64_t a = 0, b = 0, c = 0, d = 0, e = 0;
   std::uint32_t instr = 0;  // index in the program, for messages
 
-  // compute
+  // compute (the pipe demands are 0 when not given)
   std::int64_t flops() const { return a; }
+  std::int64_t lds_bytes() const { return b; }
+  std::int64_t sfu_ops() const { return c; }
+  std::int64_t vector_ops() const { return d; }
+  std::int64_t phases() const { return e; }
   // load, load_async, store, atomic_add_range: bytes [offset, offset + bytes) of rank's copy of `buffer`
   std::int64_t rank() const { return a; }
   std::int64_t offset() const { return b; }

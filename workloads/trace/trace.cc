@@ -75,13 +75,22 @@ std::uint32_t version_of(OpKind kind) {
   }
 }
 
+bool has_compute_demand(const Instr& in) {
+  return in.kind == OpKind::kCompute &&
+         (!(in.b == Expr()) || !(in.c == Expr()) || !(in.d == Expr()) || !(in.e == Expr()));
+}
+
 std::uint32_t required_version(const Trace& t) {
   std::uint32_t version = kOldestTraceVersion;
   for (const Program& p : t.programs) {
-    for (const Instr& in : p.instrs) version = std::max(version, version_of(in.kind));
+    for (const Instr& in : p.instrs) {
+      version = std::max(version, version_of(in.kind));
+      if (has_compute_demand(in)) version = std::max(version, kComputeDemandVersion);
+    }
   }
   for (const Kernel& k : t.kernels) {
     if (k.collective) version = std::max(version, kCollectiveKernelVersion);
+    if (k.has_footprint()) version = std::max(version, kKernelFootprintVersion);
   }
   for (const std::vector<HostCommand>& commands : t.host) {
     for (const HostCommand& c : commands) {
@@ -120,6 +129,12 @@ std::optional<std::string> validate(const Trace& t) {
                                      t.version);
       }
       switch (in.kind) {
+        case OpKind::kCompute:
+          if (has_compute_demand(in) && t.version < kComputeDemandVersion) {
+            return where() + fmt::format(": pipe demands need format version {} (the trace is version {})",
+                                         kComputeDemandVersion, t.version);
+          }
+          break;
         case OpKind::kLoad:
         case OpKind::kStore:
         case OpKind::kAtomicAddRange:
@@ -198,6 +213,11 @@ std::optional<std::string> validate(const Trace& t) {
     if (kn.collective && t.version < kCollectiveKernelVersion) {
       return fmt::format("kernel '{}': collective needs format version {} (the trace is version {})", kn.name,
                          kCollectiveKernelVersion, t.version);
+    }
+    if (kn.has_footprint() && t.version < kKernelFootprintVersion) {
+      return fmt::format("kernel '{}': a footprint (waves, registers, lds_bytes) needs format version {} (the trace is "
+                         "version {})",
+                         kn.name, kKernelFootprintVersion, t.version);
     }
     if (kn.args.size() > static_cast<std::size_t>(kNumRegs)) return fmt::format("kernel '{}': more than {} arguments", kn.name, kNumRegs);
     for (const Expr& e : kn.args) {

@@ -12,7 +12,7 @@
 //
 // | op | fields | semantics |
 // |---|---|---|
-// | compute | flops, dtype | matrix work on the workgroup's CU (shared with its other workgroups) |
+// | compute | flops, dtype [, lds_bytes, sfu_ops, vector_ops, phases] | matrix work on the workgroup's CU (shared with its other workgroups); the optional pipe demands (version 8) bound it by the CU's busiest pipe |
 // | load / store | buffer, rank, offset, bytes | bytes of `buffer` on GPU `rank` (this GPU or a peer) |
 // | atomic_add / atomic_xchg | flag rank, flag id, operand | a flag atomic; waits for the result |
 // | atomic_add_range | buffer, rank, offset, bytes, dtype | adds the workgroup's `bytes` (elements of `dtype`) into the range element-wise, atomically, at the memory side of GPU `rank`; done when every element is performed |
@@ -37,11 +37,12 @@ namespace tessera::workloads::trace {
 
 // The format version this Tessera writes for traces that need it, and the oldest it reads.
 // Version 2 added atomic_add_range, version 3 load_async and wait_load, version 4 collective
-// kernels, version 5 the host's delay, version 6 a buffer's coherence, version 7 a workgroup's delay; a trace of an older version is a newer one without those,
+// kernels, version 5 the host's delay, version 6 a buffer's coherence, version 7 a workgroup's delay, version 8 a compute
+// op's pipe demands; a trace of an older version is a newer one without those,
 // so all are read, and a trace keeps its version when written (required_version gives the lowest
 // version that holds a trace: TraceBuilder uses it, so generated traces without the new ops stay
 // readable by an older Tessera, byte for byte as that one wrote them).
-inline constexpr std::uint32_t kTraceVersion = 7;
+inline constexpr std::uint32_t kTraceVersion = 8;
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
 // Slots of a workgroup's outstanding non-blocking loads (load_async, wait_load): 0..kNumLoadSlots-1.
 inline constexpr int kNumLoadSlots = 8;
@@ -72,6 +73,11 @@ std::optional<OpKind> parse_op(std::string_view name);
 // The first format version that has the op.
 std::uint32_t version_of(OpKind kind);
 inline constexpr std::uint32_t kWorkgroupDelayVersion = 7;
+// A compute op's pipe demands (lds_bytes, sfu_ops, vector_ops, phases: fields b, c, d, e).
+inline constexpr std::uint32_t kComputeDemandVersion = 8;
+// Whether a compute op gives any pipe demand (fields b, c, d, e; format version 8).
+struct Instr;
+bool has_compute_demand(const Instr& in);
 // A load, blocking or not (load_async moves the same bytes as load).
 inline bool is_load(OpKind kind) { return kind == OpKind::kLoad || kind == OpKind::kLoadAsync; }
 
@@ -81,7 +87,7 @@ std::string_view scope_name(BarrierScope scope);
 inline constexpr std::uint32_t kNoBuffer = ~std::uint32_t{0};
 
 // One instruction. Which fields mean what depends on `kind` (see the table above):
-//   compute:  a = flops
+//   compute:  a = flops; b = lds_bytes, c = sfu_ops, d = vector_ops, e = phases (version 8; 0: not given)
 //   load, store: buffer, a = rank, b = offset (bytes), c = bytes
 //   load_async: as load, and target = slot
 //   wait_load: target = slot
@@ -138,8 +144,16 @@ struct Kernel {
   // (the reduction's adds) are data movement, classified alike whatever it computes (docs/taxes.md).
   // A kernel whose program has no compute op is one whether marked or not. Format version 4.
   bool collective = false;
+  // What one workgroup takes of its CU, which bounds how many share one (format version 8; 0: not
+  // given): waves (warps) per workgroup, registers per lane, shared memory (LDS) bytes.
+  std::uint32_t waves = 0;
+  std::uint32_t registers = 0;
+  std::uint64_t lds_bytes = 0;
+
+  bool has_footprint() const { return waves > 0 || registers > 0 || lds_bytes > 0; }
 };
 inline constexpr std::uint32_t kCollectiveKernelVersion = 4;
+inline constexpr std::uint32_t kKernelFootprintVersion = 8;
 
 enum class HostOp : std::uint8_t {
   kLaunch,       // enqueue kernel `kernel` on its stream (does not wait)
@@ -174,7 +188,7 @@ struct Trace {
   std::optional<std::uint32_t> find_program(std::string_view name) const;
 };
 
-// The lowest format version that holds `trace`: 7 when a program has a delay, 6 when a buffer is fine-grained, 5 when a host has a delay, 4 when a kernel is
+// The lowest format version that holds `trace`: 8 when a compute op gives pipe demands or a kernel its footprint, 7 when a program has a delay, 6 when a buffer is fine-grained, 5 when a host has a delay, 4 when a kernel is
 // collective, 3 when it uses load_async or wait_load, 2 when it uses atomic_add_range, else 1.
 std::uint32_t required_version(const Trace& trace);
 

@@ -67,7 +67,7 @@ std::string_view host_op_text(HostOp op) {
 
 // The keys of each op, "op" first, in the order the writer writes them.
 const std::vector<std::string>& op_keys(OpKind kind) {
-  static const std::vector<std::string> kCompute = {"op", "flops", "dtype"};
+  static const std::vector<std::string> kCompute = {"op", "flops", "dtype", "lds_bytes", "sfu_ops", "vector_ops", "phases"};
   static const std::vector<std::string> kMemory = {"op", "buffer", "rank", "offset", "bytes"};
   static const std::vector<std::string> kAtomicRange = {"op", "buffer", "rank", "offset", "bytes", "dtype"};
   static const std::vector<std::string> kLoadAsync = {"op", "buffer", "rank", "offset", "bytes", "slot"};
@@ -415,6 +415,14 @@ class TextReader {
       case OpKind::kCompute:
         in.a = f.expr("flops", what);
         if (const json* d = f.find("dtype")) in.dtype = choose(*d, f.path("dtype"), "dtype", kDtypes, models::compute::dtype_name);
+        for (const auto& [key, field] : {std::pair{"lds_bytes", &in.b}, std::pair{"sfu_ops", &in.c}, std::pair{"vector_ops", &in.d}, std::pair{"phases", &in.e}}) {
+          if (f.find(key) == nullptr) continue;
+          if (trace_.version < kComputeDemandVersion) {
+            fail(f.path(key), fmt::format("a compute op's {} needs format version {} (the header says {})", key,
+                                          kComputeDemandVersion, trace_.version));
+          }
+          *field = f.expr(key, what);
+        }
         break;
       case OpKind::kLoad:
       case OpKind::kStore:
@@ -505,7 +513,8 @@ class TextReader {
   }
 
   void read_kernel(const json& j) {
-    static const std::vector<std::string> kKeys = {"kernel", "rank", "stream", "grid", "program", "args", "cu_first", "cu_count", "collective"};
+    static const std::vector<std::string> kKeys = {"kernel",   "rank",     "stream",     "grid",  "program",  "args",
+                                                   "cu_first", "cu_count", "collective", "waves", "registers", "lds_bytes"};
     constexpr std::string_view kWhat = "a kernel record";
     constexpr std::uint64_t kU32 = std::numeric_limits<std::uint32_t>::max();
     const Fields f(*this, j, "");
@@ -540,6 +549,15 @@ class TextReader {
       if (!collective->is_boolean()) fail("collective", "expected true or false, got " + shown(*collective));
       k.collective = collective->get<bool>();
     }
+    for (const char* key : {"waves", "registers", "lds_bytes"}) {
+      if (f.find(key) != nullptr && trace_.version < kKernelFootprintVersion) {
+        fail(key, fmt::format("a kernel's footprint needs format version {} (the header says {})", kKernelFootprintVersion,
+                              trace_.version));
+      }
+    }
+    k.waves = static_cast<std::uint32_t>(f.unsigned_int_or("waves", 0, 1024));
+    k.registers = static_cast<std::uint32_t>(f.unsigned_int_or("registers", 0, 1024));
+    k.lds_bytes = f.unsigned_int_or("lds_bytes", 0, std::uint64_t{1} << 40);
     kernels_by_name_[k.name].push_back(static_cast<std::uint32_t>(trace_.kernels.size()));
     kernel_lines_.push_back(line_);
     launched_.push_back(false);
@@ -659,6 +677,10 @@ ojson op_json(const Instr& in, const Trace& t) {
     case OpKind::kCompute:
       o["flops"] = expr_json(in.a);
       o["dtype"] = models::compute::dtype_name(in.dtype);
+      if (!(in.b == Expr())) o["lds_bytes"] = expr_json(in.b);
+      if (!(in.c == Expr())) o["sfu_ops"] = expr_json(in.c);
+      if (!(in.d == Expr())) o["vector_ops"] = expr_json(in.d);
+      if (!(in.e == Expr())) o["phases"] = expr_json(in.e);
       break;
     case OpKind::kLoad:
     case OpKind::kStore:
@@ -793,6 +815,9 @@ void write_trace_text(std::ostream& out, const Trace& t) {
     if (k.cu_first != 0) o["cu_first"] = k.cu_first;
     if (k.cu_count != 0) o["cu_count"] = k.cu_count;
     if (k.collective) o["collective"] = true;
+    if (k.waves != 0) o["waves"] = k.waves;
+    if (k.registers != 0) o["registers"] = k.registers;
+    if (k.lds_bytes != 0) o["lds_bytes"] = k.lds_bytes;
     out << o.dump() << "\n";
   }
   write_host(out, t);

@@ -191,3 +191,45 @@ TEST_CASE("kernel_efficiency: a named kernel's matrix work runs at the efficienc
   CHECK(kernel_efficiency_of(spec.compute, "slow", Dtype::kFp8) == nullptr);
   CHECK(efficiency_at(spec.compute, Dtype::kFp16, nullptr, 3) == 1.0);
 }
+
+TEST_CASE("pipe demands: bound by the busiest pipe, shared by the CU's workgroups, and a fitted kernel_efficiency wins") {
+  // One CU, 2048 FLOP/clk at 1 GHz; shared memory 128 B/clk. 2048 x 1000 FLOP = 1000 matrix cycles; 256,000 bytes =
+  // 2000 shared-memory cycles = 2000 ns alone.
+  GpuSpec spec = small_gpu(1, 1, 4);
+  spec.compute.clock_hz = 1e9;
+  spec.compute.pipes.lds_bytes_per_clock = 128;
+  spec.compute.kernel_efficiency = {{"fitted", "fp16", {0.5}}};
+  const double flops = 2048.0 * 1000;
+  const PipeDemand demand{256000, 0, 0, 0};
+  {
+    Gpu g(spec);
+    FixedBody body(g.engine, g.gpu, 1, 0, flops, demand);
+    g.gpu.launch({"structural", 0, 1, &body, {}, {}, 0, {}});
+    g.engine.run();
+    CHECK(body.runs[0].end_ps == 2'000'000);
+  }
+  {
+    Gpu g(spec);  // two on the CU share its busiest pipe: both end at 4000 ns
+    FixedBody body(g.engine, g.gpu, 2, 0, flops, demand);
+    g.gpu.launch({"structural", 0, 2, &body, {}, {}, 0, {}});
+    g.engine.run();
+    CHECK(body.runs[0].end_ps == 4'000'000);
+    CHECK(body.runs[1].end_ps == 4'000'000);
+  }
+  {
+    Gpu g(spec);  // the kernel's measured inner loop (0.5 -> 2000 ns) is used as it is, demand or not
+    FixedBody body(g.engine, g.gpu, 1, 0, flops, PipeDemand{1e9, 0, 0, 0});
+    g.gpu.launch({"fitted", 0, 1, &body, {}, {}, 0, {}});
+    g.engine.run();
+    CHECK(body.runs[0].end_ps == 2'000'000);
+  }
+  {
+    GpuSpec no_pipes = spec;  // a system without pipe rates ignores the demand: 1000 ns at the matrix rate
+    no_pipes.compute.pipes = {};
+    Gpu g(no_pipes);
+    FixedBody body(g.engine, g.gpu, 1, 0, flops, demand);
+    g.gpu.launch({"structural", 0, 1, &body, {}, {}, 0, {}});
+    g.engine.run();
+    CHECK(body.runs[0].end_ps == 1'000'000);
+  }
+}

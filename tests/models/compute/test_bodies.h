@@ -18,15 +18,17 @@ struct WorkgroupRun {
 
 class FixedBody : public WorkgroupBody {
  public:
-  // Holds the slot for `hold_ps`, then computes `flops` of fp16 (if any), then ends.
-  FixedBody(sim::Engine& engine, GpuCompute& gpu, std::uint32_t num_workgroups, sim::Tick hold_ps, double flops = 0)
-      : engine_(engine), gpu_(gpu), hold_ps_(hold_ps), flops_(flops), runs(num_workgroups) {}
+  // Holds the slot for `hold_ps`, then computes `flops` of fp16 (if any) with `demand` on the
+  // CU's other pipes, then ends.
+  FixedBody(sim::Engine& engine, GpuCompute& gpu, std::uint32_t num_workgroups, sim::Tick hold_ps, double flops = 0,
+            PipeDemand demand = {})
+      : engine_(engine), gpu_(gpu), hold_ps_(hold_ps), flops_(flops), demand_(demand), runs(num_workgroups) {}
 
   void start(WorkgroupContext& wg) override {
     WorkgroupRun& run = runs.at(wg.workgroup_id());
     run = {wg.die(), wg.cu(), wg.start_ps(), 0, true};
     if (flops_ > 0) {
-      wg.compute(flops_, Dtype::kFp16, sim::bind<&FixedBody::on_held>(this), {wg.handle(), 0});
+      wg.compute(flops_, Dtype::kFp16, sim::bind<&FixedBody::on_held>(this), {wg.handle(), 0}, demand_);
     } else {
       engine_.schedule(hold_ps_, sim::bind<&FixedBody::on_held>(this), {wg.handle(), 0});
     }
@@ -43,6 +45,7 @@ class FixedBody : public WorkgroupBody {
   GpuCompute& gpu_;
   sim::Tick hold_ps_;
   double flops_;
+  PipeDemand demand_;
 
  public:
   std::vector<WorkgroupRun> runs;

@@ -615,3 +615,21 @@ TEST_CASE("attention: the four mappings (slow: --no-skip)" * doctest::skip()) {
     }
   }
 }
+
+TEST_CASE("a KV block's pipe demands, counted by hand for the suite's 128 x 64 tiles at head_dim 128") {
+  p::AttentionParams a;
+  a.block_m = 128;
+  a.block_n = 64;
+  a.head_dim = 128;
+  const p::KvBlockDemand d = p::kv_block_demand(a);
+  // 8 waves; a K or V block is 64 x 128 x 2 = 16 KiB, stored once and read by all 8 waves.
+  const std::int64_t kv = 16384;
+  // + S written in fp32, read back at two bank cycles per 128 bytes, P written at four (2-byte values, two-way)
+  CHECK(d.scores.lds_bytes == kv + 8 * kv + 4 * 128 * 64 + 2 * 4 * 128 * 64 + 4 * 128 * 64 * 2);
+  CHECK(d.values.lds_bytes == kv + 8 * kv + 128 * 64 * 2 + 2 * 4 * 128 * 128);  // + P fragments, O through scratch
+  CHECK(d.scores.lds_bytes + d.values.lds_bytes == 512 * 1024 + 32768 + 49152);
+  CHECK(d.scores.sfu_ops == 128 * 64 + 128);
+  CHECK(d.scores.vector_ops == 4 * 128 * 64);
+  CHECK(d.values.sfu_ops == 0);
+  CHECK(d.values.vector_ops == 128 * 128);
+}

@@ -59,9 +59,9 @@ void check_gemm_all_reduce(const p::GemmAllReduceParams& params, const SystemSpe
   const std::uint64_t e = t.elem_bytes;
   const std::uint64_t c_bytes = t.m * t.n * e;  // the real bytes of C
   REQUIRE(trace.ranks == ranks);
-  // Version 3: the prefetched K-loop's load_async and wait_load; 4 when the BSP variant launches
-  // its all-reduce, a kernel marked collective.
-  CHECK(trace.version == (params.variant == p::GemmAllReduceVariant::kBsp ? 4u : 3u));
+  // Version 8: the K-loop's compute ops give their shared-memory demand (it also has load_async, version 3, and the
+  // BSP variant a collective kernel, version 4).
+  CHECK(trace.version == tr::kComputeDemandVersion);
 
   pt::Ledger ledger(trace);
   const pt::ReductionCheck check =

@@ -213,3 +213,21 @@ TEST_CASE("tiling problems name the key") {
   REQUIRE(p::tiling_problem(t));
   CHECK(p::tiling_problem(t)->key == "group_m");
 }
+
+TEST_CASE("a K-step's shared-memory bytes: the staged blocks once, then A per wave column and B per wave row") {
+  p::GemmTiling t = tiling(4096, 4096, 4096, 128, 128, 6);
+  t.block_k = 32;
+  // 2 x 4 waves: 2 x 32 x (128 x (1 + 4) + 128 x (1 + 2)) = 65,536 bytes (16 KiB staged, 48 KiB of fragments: each
+  // wave reads (64 / 16 + 32 / 16) fragments of 512 bytes per 16 of k, 8 waves x 2 x 6 x 512).
+  const p::KStepWork big = p::k_step_work(t);
+  CHECK(big.waves_m == 2);
+  CHECK(big.waves_n == 4);
+  CHECK(big.flops == 2LL * 128 * 128 * 32);
+  CHECK(big.lds_bytes == 16384 + 8 * 2 * 6 * 512);
+  t.block_n = 64;  // 2 x 2 waves of 64 x 32: 12 KiB staged + 4 waves x 2 x (4 + 2) x 512
+  CHECK(p::k_step_work(t).lds_bytes == 12288 + 4 * 2 * 6 * 512);
+  t.block_m = 64;  // 2 x 2 waves of 32 x 32: 8 KiB staged + 4 waves x 2 x (2 + 2) x 512
+  CHECK(p::k_step_work(t).lds_bytes == 8192 + 4 * 2 * 4 * 512);
+  t.elem_bytes = 1;  // fp8 moves half the bytes
+  CHECK(p::k_step_work(t).lds_bytes == (8192 + 4 * 2 * 4 * 512) / 2);
+}

@@ -79,10 +79,10 @@ TEST_CASE("the header: first, once, the right version, sensible ranks") {
   CHECK(error_of({}) == R"(t.jsonl: no header: the first line must be {"tessera_trace": 1, "ranks": N})");
   check_error({kBuffer}, "t.jsonl:1: the first record must be the header");
   check_error({kHeader, kHeader}, "t.jsonl:2: tessera_trace: a second header");
-  check_error({R"({"tessera_trace": 8, "ranks": 2})"},
-              "t.jsonl:1: tessera_trace: format version 8 (this Tessera reads versions 1 to 7)");
+  check_error({R"({"tessera_trace": 9, "ranks": 2})"},
+              "t.jsonl:1: tessera_trace: format version 9 (this Tessera reads versions 1 to 8)");
   check_error({R"({"tessera_trace": 0, "ranks": 2})"},
-              "t.jsonl:1: tessera_trace: format version 0 (this Tessera reads versions 1 to 7)");
+              "t.jsonl:1: tessera_trace: format version 0 (this Tessera reads versions 1 to 8)");
   check_error({R"({"tessera_trace": 1, "ranks": 0})"}, "t.jsonl:1: ranks: must be at least 1");
   check_error({R"({"tessera_trace": 1, "ranks": -2})"}, "t.jsonl:1: ranks: must not be negative");
   check_error({R"({"tessera_trace": 1, "ranks": 4000000000})"}, "t.jsonl:1: ranks: 4000000000 is too large");
