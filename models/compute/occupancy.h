@@ -4,7 +4,6 @@
 // kernel (255 registers per lane x 256 lanes fills an SM's 65,536) runs one workgroup per CU
 // whatever the slots say, so its latencies are hidden by its own waves only.
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "models/system/system_spec.h"

@@ -191,20 +191,25 @@ trace::ProgramBuilder attention_program(const AttentionParams& p, const Attentio
   return prog;
 }
 
+// The suite's kernel: a wave of 32 lanes per 16 Q rows of the workgroup's block.
+constexpr std::int64_t kStripRows = 16;
+constexpr std::int64_t kWaveLanes = 32;
+constexpr std::int64_t kFp32Bytes = 4;
+
+std::int64_t waves_of(const AttentionParams& p) { return std::max<std::int64_t>(1, p.block_m / kStripRows); }
+
 }  // namespace
 
 KvBlockDemand kv_block_demand(const AttentionParams& p) {
-  constexpr std::int64_t kStripRows = 16;  // Q rows per wave
-  constexpr std::int64_t kFp32Bytes = 4;
+  constexpr std::int64_t kScoreReadCycles = 2;  // per 128 bytes: two-way bank conflicts
+  constexpr std::int64_t kProbStoreCycles = 4;  // per 128 bytes: 64 bytes per access, two-way
   const auto bm = static_cast<std::int64_t>(p.block_m);
   const auto bn = static_cast<std::int64_t>(p.block_n);
   const auto d = static_cast<std::int64_t>(p.head_dim);
   const auto e = static_cast<std::int64_t>(shape_of(p).elem_bytes);
-  const std::int64_t waves = std::max<std::int64_t>(1, bm / kStripRows);
+  const std::int64_t waves = waves_of(p);
   const std::int64_t kv_tile = bn * d * e;
   KvBlockDemand k;
-  constexpr std::int64_t kScoreReadCycles = 2;  // per 128 bytes: two-way bank conflicts
-  constexpr std::int64_t kProbStoreCycles = 4;  // per 128 bytes: 64 bytes per access, two-way
   k.scores.lds_bytes = kv_tile + waves * kv_tile + kFp32Bytes * bm * bn + kScoreReadCycles * kFp32Bytes * bm * bn +
                        kProbStoreCycles * bm * bn * e;
   k.scores.sfu_ops = bm * bn + bm;
@@ -216,19 +221,17 @@ KvBlockDemand kv_block_demand(const AttentionParams& p) {
   return k;
 }
 
-AttentionFootprint attention_footprint(const AttentionParams& p) {
-  constexpr std::uint64_t kStripRows = 16;
-  constexpr std::uint64_t kWaveLanes = 32;
-  const std::uint64_t bn = p.block_n;
-  const std::uint64_t d = p.head_dim;
-  const std::uint64_t waves = std::max<std::uint64_t>(1, p.block_m / kStripRows);
-  const std::uint64_t scores = kStripRows * (bn + 4) * 4;                                // S, fp32, padded rows
-  const std::uint64_t probs_and_scratch = kStripRows * (bn + 8) * 2 + (d / kStripRows) * kStripRows * kStripRows * 4;
-  AttentionFootprint f;
+models::compute::Footprint attention_footprint(const AttentionParams& p) {
+  const auto bn = static_cast<std::int64_t>(p.block_n);
+  const auto d = static_cast<std::int64_t>(p.head_dim);
+  const std::int64_t waves = waves_of(p);
+  const std::int64_t scores = kStripRows * (bn + 4) * kFp32Bytes;  // S, padded rows
+  const std::int64_t probs_and_scratch = kStripRows * (bn + 8) * 2 + (d / kStripRows) * kStripRows * kStripRows * kFp32Bytes;
+  models::compute::Footprint f;
   f.waves = static_cast<std::uint32_t>(waves);
   f.registers = d == 128 ? 255 : d == 64 ? 197 : 0;
-  f.lds_bytes = bn * (d + 8) * 2 + waves * std::max(scores, probs_and_scratch) + waves * kWaveLanes * 4 +
-                waves * kStripRows * 4;
+  f.lds_bytes = static_cast<std::uint64_t>(bn * (d + 8) * 2 + waves * std::max(scores, probs_and_scratch) +
+                                           waves * kWaveLanes * kFp32Bytes + waves * kStripRows * kFp32Bytes);
   return f;
 }
 
@@ -391,10 +394,7 @@ trace::Trace make_attention(const AttentionParams& p, const models::SystemSpec& 
     k.grid = grid;
     k.program = program;
     k.args = {attention_logical_id_expr(s.grid, system.gpu.compute.num_dies, p.mapping)};
-    const AttentionFootprint footprint = attention_footprint(p);
-    k.waves = footprint.waves;
-    k.registers = footprint.registers;
-    k.lds_bytes = footprint.lds_bytes;
+    k.footprint = attention_footprint(p);
     tb.launch(std::move(k));
   }
   tb.sync_all();

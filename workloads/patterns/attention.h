@@ -65,6 +65,7 @@
 #include <optional>
 
 #include "models/compute/compute_timing.h"
+#include "models/compute/occupancy.h"
 #include "models/system/system_spec.h"
 #include "sim/config/schema.h"
 #include "workloads/patterns/attention_mapping.h"
@@ -148,12 +149,7 @@ KvBlockDemand kv_block_demand(const AttentionParams& params);
 // the larger of S in fp32 and P with the products' fp32 scratch, the row maxima and rescales); and
 // its registers as ptxas reports them for sm_90 (nvcc 13): 255 per lane at head_dim 128, 197 at 64
 // (0, not given, at other head dims). At 255 x 256 lanes one workgroup fills an SM's registers.
-struct AttentionFootprint {
-  std::uint32_t waves = 0;
-  std::uint32_t registers = 0;
-  std::uint64_t lds_bytes = 0;
-};
-AttentionFootprint attention_footprint(const AttentionParams& params);
+models::compute::Footprint attention_footprint(const AttentionParams& params);
 
 // The coarsening c in use on `system` (see "Coarsening" above): kv_blocks_per_op when set, else
 // the largest power of two up to 16 (4 when causal; 1 at least) for which S (c + 1) KV blocks

@@ -33,7 +33,7 @@ void HostProgram::run() {
         if (k.cu_count > 0) {
           launch.partition = models::compute::CuPartition::per_die(machine_.spec().gpu.compute, k.cu_first, k.cu_count);
         }
-        launch.footprint = {k.waves, k.registers, k.lds_bytes};
+        launch.footprint = k.footprint;
         if (!options_.skip_end_of_kernel_release) launch.end_of_kernel = sim::bind<&HostProgram::on_end_of_kernel>(this);
         ledger_.kernel_enqueued(rank_);
         kernel_ids_[c.kernel] = machine_.gpu(rank_).launch(std::move(launch));

@@ -90,7 +90,7 @@ std::uint32_t required_version(const Trace& t) {
   }
   for (const Kernel& k : t.kernels) {
     if (k.collective) version = std::max(version, kCollectiveKernelVersion);
-    if (k.has_footprint()) version = std::max(version, kKernelFootprintVersion);
+    if (k.footprint.any()) version = std::max(version, kKernelFootprintVersion);
   }
   for (const std::vector<HostCommand>& commands : t.host) {
     for (const HostCommand& c : commands) {
@@ -214,7 +214,7 @@ std::optional<std::string> validate(const Trace& t) {
       return fmt::format("kernel '{}': collective needs format version {} (the trace is version {})", kn.name,
                          kCollectiveKernelVersion, t.version);
     }
-    if (kn.has_footprint() && t.version < kKernelFootprintVersion) {
+    if (kn.footprint.any() && t.version < kKernelFootprintVersion) {
       return fmt::format("kernel '{}': a footprint (waves, registers, lds_bytes) needs format version {} (the trace is "
                          "version {})",
                          kn.name, kKernelFootprintVersion, t.version);

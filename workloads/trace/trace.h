@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "models/compute/compute_timing.h"
+#include "models/compute/occupancy.h"
 #include "models/sync/flag.h"
 #include "workloads/trace/expr.h"
 
@@ -146,11 +147,7 @@ struct Kernel {
   bool collective = false;
   // What one workgroup takes of its CU, which bounds how many share one (format version 8; 0: not
   // given): waves (warps) per workgroup, registers per lane, shared memory (LDS) bytes.
-  std::uint32_t waves = 0;
-  std::uint32_t registers = 0;
-  std::uint64_t lds_bytes = 0;
-
-  bool has_footprint() const { return waves > 0 || registers > 0 || lds_bytes > 0; }
+  models::compute::Footprint footprint{};
 };
 inline constexpr std::uint32_t kCollectiveKernelVersion = 4;
 inline constexpr std::uint32_t kKernelFootprintVersion = 8;

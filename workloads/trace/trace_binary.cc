@@ -249,9 +249,9 @@ void write_trace_binary(std::ostream& out, const Trace& t) {
     w.u32(k.cu_count);
     if (t.version >= kCollectiveKernelVersion) w.u8(k.collective ? 1 : 0);
     if (t.version >= kKernelFootprintVersion) {
-      w.u32(k.waves);
-      w.u32(k.registers);
-      w.u64(k.lds_bytes);
+      w.u32(k.footprint.waves);
+      w.u32(k.footprint.registers);
+      w.u64(k.footprint.lds_bytes);
     }
     if (k.args.size() > 0xff) throw std::length_error("a kernel with more than 255 arguments");
     w.u8(static_cast<std::uint8_t>(k.args.size()));
@@ -346,9 +346,9 @@ Trace read_trace_binary(std::istream& in, const std::string& file_name) {
       k.collective = collective == 1;
     }
     if (t.version >= kKernelFootprintVersion) {
-      k.waves = r.u32("waves");
-      k.registers = r.u32("registers");
-      k.lds_bytes = r.u64("lds_bytes");
+      k.footprint.waves = r.u32("waves");
+      k.footprint.registers = r.u32("registers");
+      k.footprint.lds_bytes = r.u64("lds_bytes");
     }
     const std::size_t args_at = r.offset();
     const std::uint8_t args = r.u8("argument count");

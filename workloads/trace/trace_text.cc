@@ -555,9 +555,9 @@ class TextReader {
                               trace_.version));
       }
     }
-    k.waves = static_cast<std::uint32_t>(f.unsigned_int_or("waves", 0, 1024));
-    k.registers = static_cast<std::uint32_t>(f.unsigned_int_or("registers", 0, 1024));
-    k.lds_bytes = f.unsigned_int_or("lds_bytes", 0, std::uint64_t{1} << 40);
+    k.footprint.waves = static_cast<std::uint32_t>(f.unsigned_int_or("waves", 0, 1024));
+    k.footprint.registers = static_cast<std::uint32_t>(f.unsigned_int_or("registers", 0, 1024));
+    k.footprint.lds_bytes = f.unsigned_int_or("lds_bytes", 0, std::uint64_t{1} << 40);
     kernels_by_name_[k.name].push_back(static_cast<std::uint32_t>(trace_.kernels.size()));
     kernel_lines_.push_back(line_);
     launched_.push_back(false);
@@ -815,9 +815,9 @@ void write_trace_text(std::ostream& out, const Trace& t) {
     if (k.cu_first != 0) o["cu_first"] = k.cu_first;
     if (k.cu_count != 0) o["cu_count"] = k.cu_count;
     if (k.collective) o["collective"] = true;
-    if (k.waves != 0) o["waves"] = k.waves;
-    if (k.registers != 0) o["registers"] = k.registers;
-    if (k.lds_bytes != 0) o["lds_bytes"] = k.lds_bytes;
+    if (k.footprint.waves != 0) o["waves"] = k.footprint.waves;
+    if (k.footprint.registers != 0) o["registers"] = k.footprint.registers;
+    if (k.footprint.lds_bytes != 0) o["lds_bytes"] = k.footprint.lds_bytes;
     out << o.dump() << "\n";
   }
   write_host(out, t);

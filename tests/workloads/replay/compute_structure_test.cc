@@ -38,8 +38,8 @@ Trace one_workgroup(bool with_demand, std::uint32_t registers = 0) {
   p.store(x, rank(), 0, 4096);
   const auto prog = t.program(std::move(p));
   Kernel k{"k", 0, 0, 1, prog, {}};
-  k.waves = registers > 0 ? 8 : 0;
-  k.registers = registers;
+  k.footprint.waves = registers > 0 ? 8 : 0;
+  k.footprint.registers = registers;
   t.launch(std::move(k));
   t.sync_all();
   return std::move(t).build();
@@ -115,8 +115,8 @@ TEST_CASE("a kernel whose footprint fills a CU's registers runs its workgroups o
     p.delay(Expr(1'000'000));
     const auto prog = t.program(std::move(p));
     Kernel k{"k", 0, 0, 32, prog, {}};
-    k.waves = 8;
-    k.registers = registers;
+    k.footprint.waves = 8;
+    k.footprint.registers = registers;
     t.launch(std::move(k));
     t.sync_all();
     return std::move(t).build();
@@ -135,8 +135,8 @@ TEST_CASE("a kernel's footprint is version 8, reads back from text and binary, a
   CHECK(text.find(R"("waves":8,"registers":96)") != std::string::npos);
   std::istringstream in(text);
   const Trace back = read_trace_text(in, "t.jsonl");
-  CHECK(back.kernels.at(0).registers == 96);
-  CHECK(back.kernels.at(0).waves == 8);
+  CHECK(back.kernels.at(0).footprint.registers == 96);
+  CHECK(back.kernels.at(0).footprint.waves == 8);
   std::stringstream bytes;
   write_trace_binary(bytes, t);
   CHECK(text_of(read_trace_binary(bytes, "t.tsrt")) == text);
