@@ -29,10 +29,10 @@ const sim::config::Schema<CacheSpec>& cache_schema() {
                 "latency of a hit. The base system files give the unloaded (pointer-chase) figure, the "
                 "calibrated ones (*-calibrated.yaml) the loaded one the GEMM's K-step sees on a busy GPU (the "
                 "kstep fit of tessera calibrate: ~645 ns on H100 against 140 ns idle)")
-          .time("fill_wait", &CacheSpec::fill_wait_ps,
-                "L2 only: latency of a local load that hits lines whose fill from memory is still in flight, "
-                "counted from the miss; 0: not modelled, such a hit costs hit_latency. No published figure and "
-                "not fitted (the kstep fit gives the loaded hit_latency instead)")
+          .boolean("hits_wait_for_fills", &CacheSpec::hits_wait_for_fills,
+                   "L2 only: a load that hits lines whose fill from memory is still in flight (allocated at "
+                   "the miss, data not there yet) waits for that fill, as a cache's miss registers merge it; "
+                   "false: such a hit costs hit_latency")
           .bandwidth("bandwidth", &CacheSpec::bandwidth_bytes_per_s, "peak bandwidth of one instance; more than 0 B/s")
           .count("channels", &CacheSpec::num_channels, "channels (slices) of one instance")
           .range(1, 1024)

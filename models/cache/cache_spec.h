@@ -45,10 +45,10 @@ struct CacheSpec {
   std::uint32_t sparse_tag_factor = 8;
   std::uint64_t random_seed = 1;                  // only for Replacement::kRandom; runs are reproducible
   sim::Tick hit_latency_ps = 138'000;             // ~290 cycles at 2.1 GHz (microbenchmark studies)
-  // Latency of a load that hits data whose fill from memory is still in flight (a hit under a
-  // pending miss: the line is allocated, its data not there yet), counted from the miss. 0: not
-  // modelled (such a hit costs hit_latency). Used for the L2 only (MemorySystem).
-  sim::Tick fill_wait_ps = 0;
+  // Whether a load that hits data whose fill from memory is still in flight (a hit under a pending
+  // miss: the line is allocated at the miss, its data not there yet) waits for that fill; false:
+  // such a hit costs hit_latency. Used for the L2 only (MemorySystem).
+  bool hits_wait_for_fills = false;
   double bandwidth_bytes_per_s = 4.3e12;          // 2 KiB/clk at 2.1 GHz
   std::uint32_t num_channels = 16;
 

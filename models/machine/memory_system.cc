@@ -111,24 +111,51 @@ double MemorySystem::load_cap(std::uint64_t part_bytes, std::uint64_t total_byte
   return std::min(cap, port_bytes_per_s_);
 }
 
-sim::Tick MemorySystem::l2_hit_delay(std::uint32_t owner, std::uint64_t address, const cache::HierarchyResult& r,
-                                     const cache::CacheSpec& l2) {
-  if (l2.fill_wait_ps == 0) return l2.hit_latency_ps;
+MemorySystem::FillLink MemorySystem::link_fill(std::uint32_t owner, std::uint64_t address,
+                                               const cache::HierarchyResult& r, const cache::CacheSpec& l2) {
+  if (!l2.hits_wait_for_fills) return {};
   const std::uint64_t key = (std::uint64_t{owner} << 58) ^ address;
+  if (r.l2_miss_bytes > 0) {  // this load fills the range: later hits wait for it
+    std::uint32_t fill;
+    if (!free_fills_.empty()) {
+      fill = free_fills_.back();
+      free_fills_.pop_back();
+    } else {
+      fill = static_cast<std::uint32_t>(fills_.size());
+      fills_.emplace_back();
+    }
+    fills_[fill].key = key;
+    filling_[key] = fill;  // a newer fill of the range supersedes an older one for later hits
+    return {.performs = fill};
+  }
+  if (r.l2_hit_bytes == 0) return {};
+  const auto it = filling_.find(key);
+  return it == filling_.end() ? FillLink{} : FillLink{.wait = it->second};
+}
+
+void MemorySystem::complete_fill(std::uint32_t fill) {
+  Fill& f = fills_[fill];
+  const auto it = filling_.find(f.key);
+  if (it != filling_.end() && it->second == fill) filling_.erase(it);
   const sim::Tick t = now();
-  if (r.hbm_read_bytes > 0 || r.mall_hit_bytes > 0) {  // this load fills the range: later hits wait for it
-    constexpr std::size_t kMaxPending = std::size_t{1} << 16;
-    if (pending_fills_.size() >= kMaxPending) std::erase_if(pending_fills_, [t](const auto& e) { return e.second <= t; });
-    pending_fills_[key] = t + l2.fill_wait_ps;
-    return l2.hit_latency_ps;
+  for (const auto& [slot, earliest] : f.waiters) {
+    schedule_self<&MemorySystem::on_delay_over>(this, earliest > t ? earliest - t : 0, {slot, 0});
   }
-  const auto it = pending_fills_.find(key);
-  if (it == pending_fills_.end()) return l2.hit_latency_ps;
-  if (it->second <= t) {
-    pending_fills_.erase(it);
-    return l2.hit_latency_ps;
+  f.waiters.clear();
+  free_fills_.push_back(fill);
+}
+
+std::uint32_t MemorySystem::new_delayed(const DelayedFlow& flow) {
+  std::uint32_t slot;
+  if (!free_delayed_.empty()) {
+    slot = free_delayed_.back();
+    free_delayed_.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(delayed_.size());
+    delayed_.emplace_back();
   }
-  return std::max(l2.hit_latency_ps, it->second - t);
+  delayed_[slot] = flow;
+  return slot;
 }
 
 std::uint32_t MemorySystem::new_op(sim::Handler on_done, sim::Payload payload, std::uint32_t parts) {
@@ -151,7 +178,8 @@ void MemorySystem::post(const Route& route, std::uint64_t bytes) {
 }
 
 void MemorySystem::start_parts(std::span<const Part> parts, AccessKind kind, std::uint32_t gpu, std::uint32_t die,
-                               std::uint32_t owner, double stream_cap, sim::Handler on_done, sim::Payload payload) {
+                               std::uint32_t owner, double stream_cap, sim::Handler on_done, sim::Payload payload,
+                               std::uint32_t fill) {
   std::uint64_t total = 0;
   std::uint32_t count = 0;
   for (const Part& p : parts) {
@@ -159,10 +187,12 @@ void MemorySystem::start_parts(std::span<const Part> parts, AccessKind kind, std
     count += p.bytes > 0 ? 1 : 0;
   }
   if (count == 0) {  // a zero-byte access still costs the issue: complete at once, in order
+    if (fill != kNoFill) complete_fill(fill);
     engine().schedule(0, on_done, payload);
     return;
   }
   const std::uint32_t op = new_op(on_done, payload, count);
+  ops_[op].fill = fill;
   // The links back from the data's source: the part of the load round trip after the data
   // left memory (0 for a local access on these topologies, the link latencies for a peer).
   const sim::Tick back_ps = kind == AccessKind::kLoad && owner != gpu
@@ -178,20 +208,15 @@ void MemorySystem::start_parts(std::span<const Part> parts, AccessKind kind, std
       cap = load_cap(p.bytes, total, round_trip, flow_latency);
     }
     const fabric::RouteId route = network_route(*p.route, cap);
+    if (p.wait_fill != kNoFill) {  // parked until the fill arrives (complete_fill starts it)
+      fills_[p.wait_fill].waiters.emplace_back(new_delayed({route, p.bytes, op}), now() + p.delay_ps);
+      continue;
+    }
     if (p.delay_ps == 0) {
       network_.start_flow(route, p.bytes, sim::bind<&MemorySystem::on_part_done>(this), {op, 0});
       continue;
     }
-    std::uint32_t slot;
-    if (!free_delayed_.empty()) {
-      slot = free_delayed_.back();
-      free_delayed_.pop_back();
-    } else {
-      slot = static_cast<std::uint32_t>(delayed_.size());
-      delayed_.emplace_back();
-    }
-    delayed_[slot] = DelayedFlow{route, p.bytes, op};
-    schedule_self<&MemorySystem::on_delay_over>(this, p.delay_ps, {slot, 0});
+    schedule_self<&MemorySystem::on_delay_over>(this, p.delay_ps, {new_delayed({route, p.bytes, op}), 0});
   }
 }
 
@@ -206,7 +231,9 @@ void MemorySystem::on_part_done(const sim::Payload& payload) {
   if (--op.pending > 0) return;
   const sim::Handler handler = op.on_done;
   const sim::Payload user = op.payload;
+  const std::uint32_t fill = op.fill;
   free_ops_.push_back(static_cast<std::uint32_t>(payload.a));
+  if (fill != kNoFill) complete_fill(fill);
   --ops_in_flight_;
   handler(user);
 }
@@ -246,12 +273,13 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
       totals_.hbm_read_bytes += r.hbm_read_bytes;
       totals_.hbm_write_bytes += r.hbm_write_bytes;
       post(routes_.route(die, memory, {.memory = MemoryNode::kHbm}), r.hbm_write_bytes);
+      const FillLink fill = link_fill(a.owner, a.address, r, l2);
       const Part parts[] = {
-          {&l2_route(a.gpu, l2_index), r.l2_hit_bytes, l2_hit_delay(a.owner, a.address, r, l2)},
+          {&l2_route(a.gpu, l2_index), r.l2_hit_bytes, l2.hit_latency_ps, false, fill.wait},
           {has_mall ? &routes_.route(die, memory, via_mall) : nullptr, r.mall_hit_bytes, mall.hit_latency_ps},
           {&routes_.route(die, memory, via_hbm), r.hbm_read_bytes, 0},
       };
-      start_parts(parts, a.kind, a.gpu, a.die, a.owner, port_bytes_per_s_, on_done, payload);
+      start_parts(parts, a.kind, a.gpu, a.die, a.owner, port_bytes_per_s_, on_done, payload, fill.performs);
     } else {
       const cache::HierarchyResult r = owner_caches.write(a.die, a.address, a.bytes);
       totals_.hbm_write_bytes += r.hbm_write_bytes;
@@ -268,6 +296,7 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
     cache::HierarchyResult near;
     near.l2_miss_bytes = a.bytes;
     Part near_part;  // the reader's L2 hits: none unless it keeps peers' lines
+    FillLink fill;
     if (a.peer_cacheable && spec.gpu.memory.peer_reads_in_l2) {
       const std::uint64_t tagged = peer_line_address(a.owner, a.address);
       holds_peer_lines_[die_slot(a.gpu, a.die)] = 1;
@@ -276,8 +305,10 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
       totals_.l2_hit_bytes += near.l2_hit_bytes;
       totals_.hbm_write_bytes += near.hbm_write_bytes;
       post(routes_.route(die, Endpoint::memory(a.gpu), {.memory = MemoryNode::kHbm}), near.hbm_write_bytes);
+      const cache::CacheSpec& near_l2 = caches_[a.gpu].spec().l2;
+      fill = link_fill(a.gpu, tagged, near, near_l2);
       near_part = {&l2_route(a.gpu, caches_[a.gpu].l2_index(a.die, a.address)), near.l2_hit_bytes,
-                   l2_hit_delay(a.gpu, tagged, near, caches_[a.gpu].spec().l2), true};
+                   near_l2.hit_latency_ps, true, fill.wait};
     }
     const cache::HierarchyResult r = near.l2_miss_bytes > 0 ? owner_caches.remote_read_arrives(a.address, near.l2_miss_bytes)
                                                            : cache::HierarchyResult{};
@@ -293,7 +324,7 @@ void MemorySystem::access(const MemoryAccess& a, sim::Handler on_done, sim::Payl
          mall.hit_latency_ps},
         {&routes_.route(memory, die, {.memory = MemoryNode::kHbm}), r.hbm_read_bytes, 0},
     };
-    start_parts(parts, a.kind, a.gpu, a.die, a.owner, port_bytes_per_s_, on_done, payload);
+    start_parts(parts, a.kind, a.gpu, a.die, a.owner, port_bytes_per_s_, on_done, payload, fill.performs);
   } else {
     const cache::HierarchyResult r = owner_caches.remote_write_arrives(a.address, a.bytes);
     totals_.hbm_write_bytes += r.hbm_write_bytes;

@@ -46,13 +46,14 @@
 // two agree exactly for a lone flow and still yields to the max-min share under contention.
 // Parts of one access split W in proportion to their bytes.
 //
-// Hits under a pending miss (`l2.fill_wait` > 0): a local load that misses in the L2 (some of its
-// bytes come from the MALL or HBM) marks its range (owner, start address) as filling until
-// `fill_wait` after it; a later local load of the same range that hits in the L2 before then
-// starts its L2 part when the fill is due, max(hit_latency, due - now), instead of after
-// hit_latency: the cache model allocates the lines at the miss, the data arrive later. Ranges
-// are matched by their start address (the workgroups of a GEMM sharing an A or B block load the
-// same range). With fill_wait = 0 nothing is tracked.
+// Hits under a pending miss (`l2.hits_wait_for_fills`): a local load that misses in the L2 (some
+// of its bytes come from the MALL or HBM) marks its range (owner, start address) as filling until
+// the load completes; a later local load of the same range that hits in the L2 meanwhile starts
+// its L2 part when that fill completes, and no earlier than hit_latency after its issue: the cache
+// model allocates the lines at the miss, the data arrive with the fill (the L2 merges the second
+// request into the first one's miss, as every cache with miss-status registers does). Ranges are
+// matched by their start address (the workgroups of a GEMM sharing an A or B block load the same
+// range). Off, such a hit costs hit_latency and nothing is tracked.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -143,10 +144,12 @@ class MemorySystem : public sim::Component {
   std::uint64_t accesses_in_flight() const { return ops_in_flight_; }
 
  private:
+  static constexpr std::uint32_t kNoFill = ~std::uint32_t{0};
   struct Op {
     sim::Handler on_done;
     sim::Payload payload;
     std::uint32_t pending = 0;
+    std::uint32_t fill = kNoFill;  // the fill this access performs (hits_wait_for_fills), if any
   };
   struct DelayedFlow {
     fabric::RouteId route = 0;
@@ -159,11 +162,24 @@ class MemorySystem : public sim::Component {
     std::uint64_t bytes = 0;
     sim::Tick delay_ps = 0;  // hit latency paid before the bytes move
     bool at_reader = false;  // served by the reader's own L2, even for a peer's memory
+    std::uint32_t wait_fill = kNoFill;  // starts when this fill completes (and delay_ps has passed)
+  };
+  // How an L2-hit part of a load relates to the fills in flight: the fill it waits for, and the
+  // fill the load itself performs (its misses), each kNoFill where there is none.
+  struct FillLink {
+    std::uint32_t wait = kNoFill;
+    std::uint32_t performs = kNoFill;
+  };
+  // A fill in flight and the L2-hit parts parked on it (delayed_ slots, earliest start).
+  struct Fill {
+    std::uint64_t key = 0;
+    std::vector<std::pair<std::uint32_t, sim::Tick>> waiters;
   };
 
   // Loads get the latency-bound cap; everything else streams at `stream_cap`.
   void start_parts(std::span<const Part> parts, AccessKind kind, std::uint32_t gpu, std::uint32_t die,
-                   std::uint32_t owner, double stream_cap, sim::Handler on_done, sim::Payload payload);
+                   std::uint32_t owner, double stream_cap, sim::Handler on_done, sim::Payload payload,
+                   std::uint32_t fill = kNoFill);
   void post(const topology::Route& route, std::uint64_t bytes);
   void atomic_add(const MemoryAccess& access, sim::Handler on_done, sim::Payload payload);
   void release_dies(std::uint32_t gpu, std::uint32_t first, std::uint32_t end, sim::Handler on_done, sim::Payload payload);
@@ -174,9 +190,11 @@ class MemorySystem : public sim::Component {
   std::size_t die_slot(std::uint32_t gpu, std::uint32_t die) const {
     return std::size_t{gpu} * topology_.spec().gpu.compute.num_dies + die;
   }
-  // The delay of the L2-hit part of a local load (hit latency, or the wait for a pending fill).
-  sim::Tick l2_hit_delay(std::uint32_t owner, std::uint64_t address, const cache::HierarchyResult& r,
-                         const cache::CacheSpec& l2);
+  // The fill a load of (owner, address) with cache result r waits for or performs.
+  FillLink link_fill(std::uint32_t owner, std::uint64_t address, const cache::HierarchyResult& r,
+                     const cache::CacheSpec& l2);
+  void complete_fill(std::uint32_t fill);
+  std::uint32_t new_delayed(const DelayedFlow& flow);
   std::uint32_t new_op(sim::Handler on_done, sim::Payload payload, std::uint32_t parts);
   void on_part_done(const sim::Payload& payload);
   void on_delay_over(const sim::Payload& payload);
@@ -207,8 +225,10 @@ class MemorySystem : public sim::Component {
   std::vector<topology::Route> hbm_routes_;   // per gpu: the HBM alone (an atomic's read of old values)
   std::vector<topology::Route> mall_routes_;  // per gpu: the MALL alone; empty without a MALL
 
-  // Ranges whose fill is in flight: (owner << 58 | start address) -> when it is due.
-  std::unordered_map<std::uint64_t, sim::Tick> pending_fills_;
+  // Ranges whose fill is in flight: (owner << 58 ^ start address) -> its fills_ slot.
+  std::unordered_map<std::uint64_t, std::uint32_t> filling_;
+  std::vector<Fill> fills_;
+  std::vector<std::uint32_t> free_fills_;
 
   std::vector<Op> ops_;
   std::vector<std::uint32_t> free_ops_;

@@ -51,7 +51,6 @@ const std::vector<CalibrationKey>& calibration_keys() {
       TESSERA_TIME_KEY("gpu.memory.hbm_latency", gpu.memory.hbm_latency_ps),
       TESSERA_BANDWIDTH_KEY("gpu.memory.l2.bandwidth", gpu.memory.l2.bandwidth_bytes_per_s),
       TESSERA_TIME_KEY("gpu.memory.l2.hit_latency", gpu.memory.l2.hit_latency_ps),
-      TESSERA_TIME_KEY("gpu.memory.l2.fill_wait", gpu.memory.l2.fill_wait_ps),
       TESSERA_BANDWIDTH_KEY("interconnect.link_bandwidth", interconnect.link_bandwidth_bytes_per_s),
       TESSERA_TIME_KEY("interconnect.link_latency", interconnect.link_latency_ps),
       TESSERA_TIME_KEY("gpu.atomics.local_latency", gpu.atomics.local_latency_ps),

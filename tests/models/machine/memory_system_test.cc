@@ -181,33 +181,28 @@ struct TwoLoads {
 
 }  // namespace
 
-TEST_CASE("a hit under a pending L2 fill waits fill_wait from the miss, without fill_wait it costs the hit latency") {
+TEST_CASE("a hit under a pending L2 fill starts when the fill completes; without hits_wait_for_fills it costs the hit latency") {
   constexpr std::uint64_t kBytes = 8192;  // within one window: the port caps the load
   SystemSpec s = tessera::test::mi300x(1);
   const double transfer = static_cast<double>(at_rate(kBytes, port_rate(s)));
+  const double hbm_latency = 428'000;  // the miss's route to HBM (tessera::test::mi300x)
   {
     TwoLoads off(s);
     off.run(kBytes);
     CHECK(static_cast<double>(*off.second) == doctest::Approx(transfer + s.gpu.memory.l2.hit_latency_ps).epsilon(1e-6));
   }
-  s.gpu.memory.l2.fill_wait_ps = 300'000;
-  {
-    TwoLoads on(s);
-    on.run(kBytes);
-    CHECK(static_cast<double>(*on.second) == doctest::Approx(transfer + 300'000).epsilon(1e-6));
-    // The miss itself is unchanged: HBM latency plus the transfer.
-    CHECK(static_cast<double>(*on.first) == doctest::Approx(transfer + 428'000).epsilon(1e-6));
-    // Once the fill is due, a hit costs the hit latency again.
-    const sim::Tick start = on.engine.now();
-    on.second.reset();
-    on.machine.memory().access({AccessKind::kLoad, 0, 0, 0, 0, kBytes}, sim::bind<&TwoLoads::on_second>(&on));
-    on.engine.run();
-    REQUIRE(on.second.has_value());
-    CHECK(static_cast<double>(*on.second - start) == doctest::Approx(transfer + s.gpu.memory.l2.hit_latency_ps).epsilon(1e-6));
-  }
-  // A fill_wait below the hit latency never makes a hit faster than a hit.
-  s.gpu.memory.l2.fill_wait_ps = 10'000;
-  TwoLoads low(s);
-  low.run(kBytes);
-  CHECK(static_cast<double>(*low.second) == doctest::Approx(transfer + s.gpu.memory.l2.hit_latency_ps).epsilon(1e-6));
+  s.gpu.memory.l2.hits_wait_for_fills = true;
+  TwoLoads on(s);
+  on.run(kBytes);
+  // The miss itself is unchanged: HBM latency plus the transfer.
+  CHECK(static_cast<double>(*on.first) == doctest::Approx(transfer + hbm_latency).epsilon(1e-6));
+  // The hit's bytes leave the L2 once the fill has completed.
+  CHECK(static_cast<double>(*on.second) == doctest::Approx(static_cast<double>(*on.first) + transfer).epsilon(1e-6));
+  // Once the fill has completed, a hit costs the hit latency again.
+  const sim::Tick start = on.engine.now();
+  on.second.reset();
+  on.machine.memory().access({AccessKind::kLoad, 0, 0, 0, 0, kBytes}, sim::bind<&TwoLoads::on_second>(&on));
+  on.engine.run();
+  REQUIRE(on.second.has_value());
+  CHECK(static_cast<double>(*on.second - start) == doctest::Approx(transfer + s.gpu.memory.l2.hit_latency_ps).epsilon(1e-6));
 }
