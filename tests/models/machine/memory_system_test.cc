@@ -181,7 +181,7 @@ struct TwoLoads {
 
 }  // namespace
 
-TEST_CASE("a hit under a pending L2 fill starts when the fill completes; without hits_wait_for_fills it costs the hit latency") {
+TEST_CASE("a hit under a pending L2 fill starts when the fill completes, without hits_wait_for_fills it costs the hit latency") {
   constexpr std::uint64_t kBytes = 8192;  // within one window: the port caps the load
   SystemSpec s = tessera::test::mi300x(1);
   const double transfer = static_cast<double>(at_rate(kBytes, port_rate(s)));
