@@ -26,6 +26,18 @@ std::uint64_t peer_line_address(std::uint32_t owner, std::uint64_t address) {
   return (std::uint64_t{owner} + 1) << kPeerTagShift | address;
 }
 
+// A slot of `slots` for a new entry: a freed one if any, else a new one at the end.
+template <class T>
+std::uint32_t take_slot(std::vector<T>& slots, std::vector<std::uint32_t>& free) {
+  if (free.empty()) {
+    slots.emplace_back();
+    return static_cast<std::uint32_t>(slots.size() - 1);
+  }
+  const std::uint32_t slot = free.back();
+  free.pop_back();
+  return slot;
+}
+
 }  // namespace
 
 MemorySystem::MemorySystem(sim::Context context, std::string name, const topology::Topology& topology,
@@ -116,14 +128,7 @@ MemorySystem::FillLink MemorySystem::link_fill(std::uint32_t owner, std::uint64_
   if (!l2.hits_wait_for_fills) return {};
   const std::uint64_t key = (std::uint64_t{owner} << 58) ^ address;
   if (r.l2_miss_bytes > 0) {  // this load fills the range: later hits wait for it
-    std::uint32_t fill;
-    if (!free_fills_.empty()) {
-      fill = free_fills_.back();
-      free_fills_.pop_back();
-    } else {
-      fill = static_cast<std::uint32_t>(fills_.size());
-      fills_.emplace_back();
-    }
+    const std::uint32_t fill = take_slot(fills_, free_fills_);
     fills_[fill].key = key;
     filling_[key] = fill;  // a newer fill of the range supersedes an older one for later hits
     return {.performs = fill};
@@ -146,27 +151,13 @@ void MemorySystem::complete_fill(std::uint32_t fill) {
 }
 
 std::uint32_t MemorySystem::new_delayed(const DelayedFlow& flow) {
-  std::uint32_t slot;
-  if (!free_delayed_.empty()) {
-    slot = free_delayed_.back();
-    free_delayed_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(delayed_.size());
-    delayed_.emplace_back();
-  }
+  const std::uint32_t slot = take_slot(delayed_, free_delayed_);
   delayed_[slot] = flow;
   return slot;
 }
 
 std::uint32_t MemorySystem::new_op(sim::Handler on_done, sim::Payload payload, std::uint32_t parts) {
-  std::uint32_t id;
-  if (!free_ops_.empty()) {
-    id = free_ops_.back();
-    free_ops_.pop_back();
-  } else {
-    id = static_cast<std::uint32_t>(ops_.size());
-    ops_.emplace_back();
-  }
+  const std::uint32_t id = take_slot(ops_, free_ops_);
   ops_[id] = Op{on_done, payload, parts};
   ++ops_in_flight_;
   return id;
