@@ -201,8 +201,9 @@ std::int64_t waves_of(const AttentionParams& p) { return std::max<std::int64_t>(
 }  // namespace
 
 KvBlockDemand kv_block_demand(const AttentionParams& p) {
-  constexpr std::int64_t kScoreReadCycles = 2;  // per 128 bytes: two-way bank conflicts
-  constexpr std::int64_t kProbStoreCycles = 4;  // per 128 bytes: 64 bytes per access, two-way
+  constexpr std::int64_t kScoreReadCycles = 2;        // per 128 bytes: two-way bank conflicts
+  constexpr std::int64_t kProbStoreCycles = 4;         // per 128 bytes: 64 bytes per access, two-way
+  constexpr std::int64_t kAccumulatorStoreCycles = 2;  // per 128 bytes: fragment rows overlapping in the banks
   const auto bm = static_cast<std::int64_t>(p.block_m);
   const auto bn = static_cast<std::int64_t>(p.block_n);
   const auto d = static_cast<std::int64_t>(p.head_dim);
@@ -210,12 +211,12 @@ KvBlockDemand kv_block_demand(const AttentionParams& p) {
   const std::int64_t waves = waves_of(p);
   const std::int64_t kv_tile = bn * d * e;
   KvBlockDemand k;
-  k.scores.lds_bytes = kv_tile + waves * kv_tile + kFp32Bytes * bm * bn + kScoreReadCycles * kFp32Bytes * bm * bn +
-                       kProbStoreCycles * bm * bn * e;
+  k.scores.lds_bytes = kv_tile + waves * kv_tile + kAccumulatorStoreCycles * kFp32Bytes * bm * bn +
+                       kScoreReadCycles * kFp32Bytes * bm * bn + kProbStoreCycles * bm * bn * e;
   k.scores.sfu_ops = bm * bn + bm;
   k.scores.vector_ops = 4 * bm * bn;
   k.scores.phases = 4;
-  k.values.lds_bytes = kv_tile + waves * kv_tile + bm * bn * e + 2 * kFp32Bytes * bm * d;
+  k.values.lds_bytes = kv_tile + waves * kv_tile + bm * bn * e + (kAccumulatorStoreCycles + 1) * kFp32Bytes * bm * d;
   k.values.vector_ops = bm * d;
   k.values.phases = 2;
   return k;

@@ -1,5 +1,7 @@
 #include "workloads/patterns/gemm_tiling.h"
 
+#include <array>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -155,6 +157,27 @@ std::uint64_t block_flag(std::uint64_t flag_base, const GemmTiling& t, std::uint
   return flag_base + (slab * t.tiles_m() + pid_m) * steps_per_slab + kk;
 }
 
+namespace {
+
+// Bank cycles per 128 bytes of a staged block's stores into shared memory: the kernel stores 16-byte
+// vectors, eight to a bank cycle, into rows padded by 8 elements (kernels/patterns/gemm_tile.h); the
+// most vectors of one such group that fall on the same 16-byte bank slot is the cycles it takes.
+std::int64_t staging_store_cycles(std::int64_t row_elements, std::int64_t elem_bytes) {
+  constexpr std::int64_t kVectorBytes = 16;
+  constexpr std::int64_t kVectorsPerCycle = 8;  // 128 bytes of banks
+  const std::int64_t row_vectors = std::max<std::int64_t>(1, row_elements * elem_bytes / kVectorBytes);
+  const std::int64_t pitch_bytes = (row_elements + 8) * elem_bytes;
+  std::array<std::int64_t, kVectorsPerCycle> on_slot{};
+  std::int64_t worst = 1;
+  for (std::int64_t v = 0; v < kVectorsPerCycle; ++v) {
+    const std::int64_t byte = (v / row_vectors) * pitch_bytes + (v % row_vectors) * kVectorBytes;
+    worst = std::max(worst, ++on_slot[static_cast<std::size_t>(byte / kVectorBytes % kVectorsPerCycle)]);
+  }
+  return worst;
+}
+
+}  // namespace
+
 KStepWork k_step_work(const GemmTiling& t) {
   KStepWork w;
   w.waves_m = t.block_m >= 32 ? 2 : 1;
@@ -163,7 +186,8 @@ KStepWork k_step_work(const GemmTiling& t) {
   const auto bn = static_cast<std::int64_t>(t.block_n);
   const auto bk = static_cast<std::int64_t>(t.block_k);
   w.flops = 2 * bm * bn * bk;
-  w.lds_bytes = static_cast<std::int64_t>(t.elem_bytes) * bk * (bm * (1 + w.waves_n) + bn * (1 + w.waves_m));
+  const auto e = static_cast<std::int64_t>(t.elem_bytes);
+  w.lds_bytes = e * bk * (bm * (staging_store_cycles(bk, e) + w.waves_n) + bn * (staging_store_cycles(bn, e) + w.waves_m));
   return w;
 }
 

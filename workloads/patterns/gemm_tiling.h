@@ -150,7 +150,11 @@ std::uint64_t block_flag(std::uint64_t flag_base, const GemmTiling& tiling, std:
 // form a 2 x (block_n / 32) grid (the suite's 128 x 128 tile: 2 x 4, 128 x 64 and 64 x 64: 2 x 2), so
 // each of the waves_n wave columns reads the whole A block and each of the waves_m rows the whole B
 // block:
-//   lds_bytes = elem_bytes x block_k x (block_m (1 + waves_n) + block_n (1 + waves_m)).
+//   lds_bytes = elem_bytes x block_k x (block_m (s_A + waves_n) + block_n (s_B + waves_m)),
+// s the bank cycles per 128 bytes of a block's staging stores: 16-byte vectors into rows padded by 8
+// elements, so A's 64-byte rows at block_k 32 (fp16) put two of every eight vectors on one bank slot
+// (s_A = 2; Nsight Compute on an H200 counts 196 store cycles per step, validation/data/h200-1-ncu/);
+// B's rows of block_n elements take one (s_B = 1).
 // One phase: the kernel's one barrier per step (after its matrix work and the next stage's store;
 // the stages are double-buffered).
 struct KStepWork {
