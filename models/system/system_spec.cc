@@ -82,7 +82,11 @@ const Schema<CuPipeRates>& pipes_schema() {
           .min(0)
           .real("barrier_latency_clocks", &CuPipeRates::barrier_latency_clocks,
                 "a workgroup barrier with nothing to wait for, in clocks")
-          .min(0);
+          .min(0)
+          .boolean("loads_through_lds", &CuPipeRates::loads_through_lds,
+                   "a workgroup's loads from memory pass through the shared-memory pipe (NVIDIA: L1 and shared "
+                   "memory are one unit), so a compute op with pipe demands also moves the bytes its workgroup "
+                   "loaded since its previous compute op");
   return s;
 }
 

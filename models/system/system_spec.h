@@ -50,6 +50,10 @@ struct CuPipeRates {
   double lds_latency_clocks = 0;
   double matrix_latency_clocks = 0;
   double barrier_latency_clocks = 0;
+  // Whether a workgroup's loads from memory pass through the same data path as its shared-memory
+  // accesses (NVIDIA: the L1 and shared memory are one unit, the L1/TEX), so that the bytes it
+  // loads between two compute ops also occupy that pipe during the second one.
+  bool loads_through_lds = false;
 
   double phase_latency_clocks() const { return lds_latency_clocks + matrix_latency_clocks + barrier_latency_clocks; }
 };

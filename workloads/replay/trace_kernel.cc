@@ -120,8 +120,12 @@ bool TraceKernel::perform(std::uint32_t handle) {
         fail(handle, fmt::format("negative pipe demand (lds_bytes {}, sfu_ops {}, vector_ops {}, phases {})",
                                  op.lds_bytes(), op.sfu_ops(), op.vector_ops(), op.phases()));
       }
-      const models::compute::PipeDemand demand{static_cast<double>(op.lds_bytes()), static_cast<double>(op.sfu_ops()),
-                                               static_cast<double>(op.vector_ops()), static_cast<double>(op.phases())};
+      models::compute::PipeDemand demand{static_cast<double>(op.lds_bytes()), static_cast<double>(op.sfu_ops()),
+                                         static_cast<double>(op.vector_ops()), static_cast<double>(op.phases())};
+      if (demand.any() && gpu_.spec().compute.pipes.loads_through_lds) {
+        demand.lds_bytes += static_cast<double>(state.loaded_since_compute);
+      }
+      state.loaded_since_compute = 0;
       if (op.flops() == 0 && !demand.any()) return true;
       enter(handle, wg, WorkgroupState::kCompute);
       wg.compute(static_cast<double>(op.flops()), op.dtype, sim::bind<&TraceKernel::on_done>(this), me, demand);
@@ -144,6 +148,7 @@ bool TraceKernel::perform(std::uint32_t handle) {
       const WorkgroupState doing = access_state(op, owner);
       if (doing == WorkgroupState::kIntermediate && context_.ideal_locality) return true;
       const bool read = op.kind == OpKind::kLoad || op.kind == OpKind::kLoadAsync;
+      if (read) state.loaded_since_compute += static_cast<std::uint64_t>(op.bytes());
       if (read && context_.recorder != nullptr) {
         context_.recorder->read_issued(access_instance(handle), owner, address, static_cast<std::uint64_t>(op.bytes()));
       }

@@ -88,6 +88,9 @@ class TraceKernel : public models::compute::WorkgroupBody {
     bool waits_for_room = false;
     std::uint64_t posted_bytes = 0;
     std::uint64_t accesses = 0;  // memory accesses started so far (AccessInstance::ordinal)
+    // Bytes loaded since the last compute op: they pass through the CU's shared-memory pipe during
+    // the next one where the GPU's loads do (pipes.loads_through_lds).
+    std::uint64_t loaded_since_compute = 0;
     std::uint64_t address = 0;   // of the access in progress
     std::vector<PostedStore> posted;  // in flight, in issue order
   };

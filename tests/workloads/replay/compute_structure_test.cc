@@ -26,10 +26,11 @@ constexpr std::int64_t kOneUsOfFlops = 4'300'800;
 // 128 B/clk x 2.1 GHz = 268.8 GB/s: 537,600 bytes take exactly 2 us.
 constexpr std::int64_t kTwoUsOfLds = 537'600;
 
-Trace one_workgroup(bool with_demand, std::uint32_t registers = 0) {
+Trace one_workgroup(bool with_demand, std::uint32_t registers = 0, std::int64_t loaded_before = 0) {
   TraceBuilder t(1);
   const auto x = t.buffer("x", 1 << 20);
   ProgramBuilder p("p");
+  if (loaded_before > 0) p.load(x, rank(), 0, loaded_before);
   if (with_demand) {
     p.compute(kOneUsOfFlops, tessera::models::compute::Dtype::kFp16, kTwoUsOfLds, Expr(0), Expr(0), Expr(0));
   } else {
@@ -65,6 +66,17 @@ TEST_CASE("an op bound by shared memory lasts its shared-memory time, on a syste
   CHECK(replay_trace(one_workgroup(true), pipes).makespan_ps == bare + 1'000'000);
   // Without pipe rates the demand is not modelled: the op runs at the matrix rate.
   CHECK(replay_trace(one_workgroup(true), tessera::test::mi300x(1)).makespan_ps == bare);
+}
+
+TEST_CASE("where loads pass through the shared-memory pipe, the bytes loaded before an op with demands add to it") {
+  tessera::models::SystemSpec pipes = with_pipes();
+  const std::int64_t loaded = kTwoUsOfLds / 2;  // 1 us of the pipe
+  const Tick apart = replay_trace(one_workgroup(true, 0, loaded), pipes).makespan_ps;
+  pipes.gpu.compute.pipes.loads_through_lds = true;
+  CHECK(replay_trace(one_workgroup(true, 0, loaded), pipes).makespan_ps == apart + 1'000'000);
+  // An op without demands stays at the matrix rate: its loads are not charged to a pipe it does not model.
+  CHECK(replay_trace(one_workgroup(false, 0, loaded), pipes).makespan_ps ==
+        replay_trace(one_workgroup(false, 0, loaded), with_pipes()).makespan_ps);
 }
 
 TEST_CASE("a trace with pipe demands is version 8, and reads back equal from text and from binary") {
