@@ -26,6 +26,15 @@ struct Later {
   }
 };
 
+// Min-heap order on (when, flow): among flows draining in the same picosecond, the one started
+// first completes first (flow ids are start order).
+struct LaterDrain {
+  template <class E>
+  bool operator()(const E& x, const E& y) const {
+    return x.when != y.when ? x.when > y.when : x.flow > y.flow;
+  }
+};
+
 // Whole ps needed to move `bytes` at `rate`, rounded up: never early. At least 1 for any
 // positive residue, so every drain event makes progress. sim::kMaxTick when the time would pass
 // the end of simulated time (the caller reports it).
@@ -117,8 +126,7 @@ FlowId FlowNetwork::start_flow(RouteId route_id, std::uint64_t bytes, sim::Handl
   if (route.count == 0) {
     route.served = 0;  // rebase, so `served` never grows without bound
     route.last_update_ps = now();
-    route.active_index = static_cast<std::uint32_t>(active_routes_.size());
-    active_routes_.push_back(route_id);
+    ++num_active_routes_;
   }
   std::uint32_t slot;
   if (!free_flow_slots_.empty()) {
@@ -134,6 +142,7 @@ FlowId FlowNetwork::start_flow(RouteId route_id, std::uint64_t bytes, sim::Handl
   ++route.count;
   ++num_active_flows_;
   solver_.set_count(route_id, route.count);
+  mark_drain_dirty(route_id);  // the new flow may drain first
   request_resolve();
   return id;
 }
@@ -164,12 +173,15 @@ void FlowNetwork::complete_top(RouteId route_id) {
   --num_active_flows_;
   --route.count;
   solver_.set_count(route_id, route.count);
-  if (route.count == 0) {
-    const RouteId moved = active_routes_.back();
-    active_routes_[route.active_index] = moved;
-    routes_[moved].active_index = route.active_index;
-    active_routes_.pop_back();
-  }
+  if (route.count == 0) --num_active_routes_;
+  mark_drain_dirty(route_id);
+}
+
+void FlowNetwork::mark_drain_dirty(RouteId route_id) {
+  Route& route = routes_[route_id];
+  if (route.drain_dirty) return;
+  route.drain_dirty = true;
+  dirty_drains_.push_back(route_id);
 }
 
 void FlowNetwork::on_drain(const sim::Payload& payload) {
@@ -184,13 +196,28 @@ void FlowNetwork::on_drain(const sim::Payload& payload) {
       route.served = std::max(route.served, route.heap.front().target);
     }
   }
-  scratch_routes_ = active_routes_;  // completing may reorder active_routes_
-  for (RouteId id : scratch_routes_) {
+  drain_due_routes(forced);
+  resolve();
+}
+
+// Completes the flows of every route whose drain is due now (its queue entry's time has come),
+// and of the forced route.
+void FlowNetwork::drain_due_routes(RouteId forced) {
+  const auto drain = [this](RouteId id) {
     Route& route = routes_[id];
     advance(route);
     while (!route.heap.empty() && route.heap.front().target - route.served <= kResidueBytes) complete_top(id);
+    mark_drain_dirty(id);  // its entry is used up, drained or not
+  };
+  drain(forced);
+  const sim::Tick t = now();
+  while (!drains_.empty() && drains_.front().when <= t) {
+    const DrainEntry entry = drains_.front();
+    std::pop_heap(drains_.begin(), drains_.end(), LaterDrain{});
+    drains_.pop_back();
+    if (entry.stamp != routes_[entry.route].drain_stamp || entry.route == forced) continue;
+    drain(entry.route);
   }
-  resolve();
 }
 
 void FlowNetwork::resolve() {
@@ -199,6 +226,7 @@ void FlowNetwork::resolve() {
     Route& route = routes_[id];
     advance(route);  // at the old rate, up to now
     route.rate = solver_.rate(id);
+    mark_drain_dirty(id);
   }
   for (ResourceId r : record_utilisation_ ? solver_.touched_resources() : std::span<const ResourceId>{}) {
     const double frac = std::clamp(solver_.load(r) / solver_.capacity(r), 0.0, 1.0);
@@ -208,28 +236,45 @@ void FlowNetwork::resolve() {
 }
 
 void FlowNetwork::schedule_next_drain() {
-  if (drain_event_.valid()) {
-    cancel(drain_event_);
-    drain_event_ = {};
-  }
-  sim::Tick best = sim::kMaxTick;
-  RouteId best_route = 0;
-  FlowId best_flow = 0;
-  for (RouteId id : active_routes_) {
-    const Route& route = routes_[id];
-    if (!(route.rate > 0.0)) continue;  // not solved yet: a resolve is pending this tick
+  for (RouteId id : dirty_drains_) {
+    Route& route = routes_[id];
+    route.drain_dirty = false;
+    ++route.drain_stamp;  // its old entry, if any, is stale now
+    if (route.count == 0 || !(route.rate > 0.0)) continue;
     const double left = route.heap.front().target - route.served;
     const sim::Tick drain_ps = ceil_ps(left, route.rate);
     if (drain_ps > sim::kEndOfTimePs - route.last_update_ps) throw_past_end(route, left);
-    const sim::Tick when = std::max(now(), route.last_update_ps + drain_ps);
-    if (when < best) {
-      best = when;
-      best_route = id;
-      best_flow = route.heap.front().id;
-    }
+    drains_.push_back({std::max(now(), route.last_update_ps + drain_ps), route.heap.front().id, id, route.drain_stamp});
+    std::push_heap(drains_.begin(), drains_.end(), LaterDrain{});
   }
-  if (best == sim::kMaxTick) return;
-  drain_event_ = engine().schedule_at(best, sim::bind<&FlowNetwork::on_drain>(this), sim::Payload{best_route, best_flow});
+  dirty_drains_.clear();
+  while (!drains_.empty() && drains_.front().stamp != routes_[drains_.front().route].drain_stamp) {
+    std::pop_heap(drains_.begin(), drains_.end(), LaterDrain{});
+    drains_.pop_back();
+  }
+  if (drains_.size() > 2 * num_active_routes_ + 64) compact_drains();
+  if (drains_.empty()) {
+    if (drain_event_.valid()) cancel(drain_event_);
+    drain_event_ = {};
+    return;
+  }
+  const DrainEntry& next = drains_.front();
+  if (drain_event_.valid()) {
+    if (next.when == scheduled_drain_.when && next.flow == scheduled_drain_.flow &&
+        next.stamp == scheduled_drain_.stamp) {
+      return;  // the pending event is still the earliest drain
+    }
+    cancel(drain_event_);
+  }
+  scheduled_drain_ = next;
+  drain_event_ = engine().schedule_at(next.when, sim::bind<&FlowNetwork::on_drain>(this),
+                                      sim::Payload{next.route, next.flow});
+}
+
+// Drops the stale entries, which pile up when rates change more often than routes drain.
+void FlowNetwork::compact_drains() {
+  std::erase_if(drains_, [this](const DrainEntry& e) { return e.stamp != routes_[e.route].drain_stamp; });
+  std::make_heap(drains_.begin(), drains_.end(), LaterDrain{});
 }
 
 void FlowNetwork::throw_past_end(const Route& route, double bytes_left) const {

@@ -11,8 +11,14 @@
 // Flows with the same path and cap form a route and always get the same rate, so a route
 // keeps one "bytes served per flow" counter and a min-heap of its flows' finish targets (as
 // in virtual-time fair queueing): advancing a route is O(1) whatever its number of flows,
-// and the solver works on routes, not flows. Cost per start or drain: one solve of the
-// affected component (see MaxMinSolver) + O(active routes) to find the next drain +
+// and the solver works on routes, not flows. The routes' next drains wait in one queue,
+// ordered by time and, among equal times, by start order (the flow started first completes
+// first): a route's entry is replaced whenever its rate, its first flow or its served count's
+// base changes, so a drain touches only the routes that drain then. A
+// route's `served` is advanced (its base moved to the current time) only when its rate changes,
+// a flow joins it or it drains, never for another route's event, so each route's arithmetic is
+// the same whatever else the network carries. Cost per start or drain: one solve of the
+// affected component (see MaxMinSolver) + O(log routes) per route whose rate it changed +
 // O(log flows in route).
 //
 // Rounding: time is integer ps. A drain is scheduled at the ceiling of the exact time, so a
@@ -94,8 +100,16 @@ class FlowNetwork : public sim::Component {
     double rate = 0;               // per flow, in effect since last_update_ps
     double served = 0;             // bytes drained by each flow of the route since it became active
     sim::Tick last_update_ps = 0;  // `served` is exact at this time
-    std::uint32_t active_index = 0;
-    std::vector<HeapEntry> heap;  // min-heap on (target, id)
+    std::uint32_t drain_stamp = 0;  // the stamp of its valid entry in drains_; bumped to invalidate
+    bool drain_dirty = false;       // in dirty_drains_: its next drain must be recomputed
+    std::vector<HeapEntry> heap;    // min-heap on (target, id)
+  };
+  // A route's next drain: when its first flow finishes draining at its current rate.
+  struct DrainEntry {
+    sim::Tick when = 0;
+    FlowId flow = 0;  // the route's first flow then
+    RouteId route = 0;
+    std::uint32_t stamp = 0;  // valid while equal to the route's drain_stamp
   };
   struct Flow {
     RouteId route = 0;
@@ -118,7 +132,10 @@ class FlowNetwork : public sim::Component {
   void on_resolve(const sim::Payload&);
   void on_drain(const sim::Payload& payload);
   void resolve();
+  void mark_drain_dirty(RouteId route_id);
+  void drain_due_routes(RouteId forced);
   void schedule_next_drain();
+  void compact_drains();
   [[noreturn]] void throw_past_end(const Route& route, double bytes_left) const;
 
   MaxMinSolver solver_;
@@ -127,11 +144,13 @@ class FlowNetwork : public sim::Component {
   std::unordered_map<PathKey, RouteId, PathKeyHash> route_index_;
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_flow_slots_;
-  std::vector<RouteId> active_routes_;
-  std::vector<RouteId> scratch_routes_;
+  std::vector<DrainEntry> drains_;       // min-heap on (when, route); stale entries skipped
+  std::vector<RouteId> dirty_drains_;    // routes whose entry must be recomputed
+  std::size_t num_active_routes_ = 0;
   std::size_t num_active_flows_ = 0;
   FlowId next_flow_id_ = 0;
   sim::EventId drain_event_;
+  DrainEntry scheduled_drain_;  // what drain_event_ is for, while it is valid
   bool resolve_pending_ = false;
   sim::stats::Counter* flows_started_;
   sim::stats::Counter* flows_completed_;
