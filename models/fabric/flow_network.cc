@@ -213,8 +213,7 @@ void FlowNetwork::drain_due_routes(RouteId forced) {
   const sim::Tick t = now();
   while (!drains_.empty() && drains_.front().when <= t) {
     const DrainEntry entry = drains_.front();
-    std::pop_heap(drains_.begin(), drains_.end(), LaterDrain{});
-    drains_.pop_back();
+    pop_drain();
     if (entry.stamp != routes_[entry.route].drain_stamp || entry.route == forced) continue;
     drain(entry.route);
   }
@@ -248,10 +247,7 @@ void FlowNetwork::schedule_next_drain() {
     std::push_heap(drains_.begin(), drains_.end(), LaterDrain{});
   }
   dirty_drains_.clear();
-  while (!drains_.empty() && drains_.front().stamp != routes_[drains_.front().route].drain_stamp) {
-    std::pop_heap(drains_.begin(), drains_.end(), LaterDrain{});
-    drains_.pop_back();
-  }
+  while (!drains_.empty() && drains_.front().stamp != routes_[drains_.front().route].drain_stamp) pop_drain();
   if (drains_.size() > 2 * num_active_routes_ + 64) compact_drains();
   if (drains_.empty()) {
     if (drain_event_.valid()) cancel(drain_event_);
@@ -269,6 +265,11 @@ void FlowNetwork::schedule_next_drain() {
   scheduled_drain_ = next;
   drain_event_ = engine().schedule_at(next.when, sim::bind<&FlowNetwork::on_drain>(this),
                                       sim::Payload{next.route, next.flow});
+}
+
+void FlowNetwork::pop_drain() {
+  std::pop_heap(drains_.begin(), drains_.end(), LaterDrain{});
+  drains_.pop_back();
 }
 
 // Drops the stale entries, which pile up when rates change more often than routes drain.

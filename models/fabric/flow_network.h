@@ -13,11 +13,11 @@
 // in virtual-time fair queueing): advancing a route is O(1) whatever its number of flows,
 // and the solver works on routes, not flows. The routes' next drains wait in one queue,
 // ordered by time and, among equal times, by start order (the flow started first completes
-// first): a route's entry is replaced whenever its rate, its first flow or its served count's
-// base changes, so a drain touches only the routes that drain then. A
-// route's `served` is advanced (its base moved to the current time) only when its rate changes,
-// a flow joins it or it drains, never for another route's event, so each route's arithmetic is
-// the same whatever else the network carries. Cost per start or drain: one solve of the
+// first): a route's entry is replaced whenever its rate, its first flow or its count changes,
+// so a drain touches only the routes that drain then. A route's `served` is advanced (its base
+// moved to the current time) only when its rate changes, a flow joins it or it drains, never
+// for another route's event, so each route's arithmetic is the same whatever else the network
+// carries. Cost per start or drain: one solve of the
 // affected component (see MaxMinSolver) + O(log routes) per route whose rate it changed +
 // O(log flows in route).
 //
@@ -135,6 +135,7 @@ class FlowNetwork : public sim::Component {
   void mark_drain_dirty(RouteId route_id);
   void drain_due_routes(RouteId forced);
   void schedule_next_drain();
+  void pop_drain();
   void compact_drains();
   [[noreturn]] void throw_past_end(const Route& route, double bytes_left) const;
 
@@ -144,7 +145,7 @@ class FlowNetwork : public sim::Component {
   std::unordered_map<PathKey, RouteId, PathKeyHash> route_index_;
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_flow_slots_;
-  std::vector<DrainEntry> drains_;       // min-heap on (when, route); stale entries skipped
+  std::vector<DrainEntry> drains_;       // min-heap on (when, flow); stale entries skipped
   std::vector<RouteId> dirty_drains_;    // routes whose entry must be recomputed
   std::size_t num_active_routes_ = 0;
   std::size_t num_active_flows_ = 0;
