@@ -1,8 +1,13 @@
 # Timed CI stages, sourced by .ci/run. Each stage has a budget in .ci/budgets (seconds, measured on
-# the 2-core CI machine, docs/robustness.md "CI"); a stage still running at 1.5 times its budget is
-# stopped and CI fails there, naming it. A stage over its budget but under that limit passes with a
-# warning, so that the budget is raised (or the stage made faster) before it becomes a failure.
+# the 2-core CI machine on a day of its usual speed, docs/robustness.md "CI"). A stage over its
+# budget passes with a warning, so that the budget is raised or the stage made faster. The same
+# machine has run 2.4 times slower on some days, so a stage is stopped, failing CI with its name,
+# only at 2.5 times its budget (a hang, or a stage grown far past its measurement) or when CI's
+# 90 minutes are nearly spent (then no stage could land anyway, and the summary says where the
+# time went). The budgets add up to at most half of the 90 minutes, which keeps that room real.
 
+ci_total_limit_seconds=5280  # CI's 5400 s, less a margin to stop the stage and print the summary
+ci_start_seconds=$(date +%s)
 ci_budgets_file=.ci/budgets
 ci_stage_names=()
 ci_stage_seconds=()
@@ -18,26 +23,29 @@ stage_budget() {
   echo "$budget"
 }
 
-# CI's own limit is 90 minutes: budgets whose limits add up past it could let a run that no
-# stage stops still miss the landing, so such a budgets file fails CI before any work.
+# The budgets may add up to half of CI's 90 minutes: the other half is the room a slow day needs.
 check_budget_total() {
   local total
   total=$(awk '!/^#/ && NF { s += $2 } END { print s + 0 }' "$ci_budgets_file")
-  if [ $((total * 3 / 2)) -gt 5400 ]; then
-    echo "ci: the stage budgets in $ci_budgets_file add up to ${total} s: 1.5 times that passes CI's 5400 s" >&2
+  if [ "$total" -gt 2700 ]; then
+    echo "ci: the stage budgets in $ci_budgets_file add up to ${total} s, past half of CI's 5400 s:" \
+         "make a stage faster" >&2
     return 1
   fi
-  echo "ci: stage budgets ${total} s in all (limits $((total * 3 / 2)) s of CI's 5400 s)"
+  echo "ci: stage budgets ${total} s in all, of CI's 5400 s"
 }
 
 # run_stage NAME COMMAND [ARG...]: runs the command (one string is run by bash -c) in its own
-# process group under a time limit of 1.5 times the stage's budget.
+# process group under a time limit: 2.5 times the stage's budget, or what is left of CI's time.
 run_stage() {
   local name=$1
   shift
-  local budget limit start rc=0 elapsed
+  local budget limit left start rc=0 elapsed
   budget=$(stage_budget "$name")
-  limit=$((budget * 3 / 2))
+  limit=$((budget * 5 / 2))
+  left=$((ci_total_limit_seconds - ($(date +%s) - ci_start_seconds)))
+  [ "$left" -lt "$limit" ] && limit=$left
+  [ "$limit" -lt 1 ] && limit=1
   echo "ci: stage $name: started $(date -u +%H:%M:%S) (budget ${budget} s, stopped at ${limit} s)"
   start=$(date +%s)
   if [ $# -eq 1 ]; then
@@ -49,9 +57,9 @@ run_stage() {
   ci_stage_names+=("$name")
   ci_stage_seconds+=("$elapsed")
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-    echo "ci: stage $name EXCEEDED ITS BUDGET: stopped after ${elapsed} s, budget ${budget} s in $ci_budgets_file" \
-         "(the limit is 1.5 times it). Make the stage faster, or measure it and raise the budget" \
-         "(docs/robustness.md, \"CI\")." >&2
+    echo "ci: stage $name STOPPED after ${elapsed} s (budget ${budget} s in $ci_budgets_file): it ran to" \
+         "2.5 times its budget or to the end of CI's time. Make the stage faster, or measure it and raise" \
+         "the budget (docs/robustness.md, \"CI\")." >&2
     print_stage_summary
     exit 1
   fi
@@ -61,7 +69,7 @@ run_stage() {
     exit "$rc"
   fi
   if [ "$elapsed" -gt "$budget" ]; then
-    echo "ci: warning: stage $name took ${elapsed} s, over its budget of ${budget} s (stopped at ${limit} s)" >&2
+    echo "ci: warning: stage $name took ${elapsed} s, over its budget of ${budget} s" >&2
   fi
   echo "ci: stage $name: passed in ${elapsed} s"
 }
