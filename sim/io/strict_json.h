@@ -16,8 +16,8 @@ namespace tessera::sim::io {
 class StrictJsonError : public std::runtime_error {
  public:
   enum class Kind { kSyntax, kDuplicateKey, kNumber };
-  StrictJsonError(Kind kind, std::size_t byte, std::string key, const std::string& reason)
-      : std::runtime_error(reason), kind(kind), byte(byte), key(std::move(key)) {}
+  StrictJsonError(Kind error_kind, std::size_t error_byte, std::string error_key, const std::string& reason)
+      : std::runtime_error(reason), kind(error_kind), byte(error_byte), key(std::move(error_key)) {}
   Kind kind;
   std::size_t byte;  // kSyntax: the byte offset (1-based) where the parser stopped; else 0
   std::string key;   // kDuplicateKey: the key

@@ -137,7 +137,7 @@ struct CounterSeries {
 class TimelineWriter {
  public:
   TimelineWriter(const run::RunResult& result, const ActivityLog& log, ActivityDetail detail)
-      : result_(result), log_(log), detail_(detail), kernels_(read_kernels(result)) {
+      : result_(result), detail_(detail), log_(log), kernels_(read_kernels(result)) {
     for (const KernelRow& k : kernels_) kernel_names_json_.push_back(json_string(k.name));
     for (std::size_t i = 0; i < kAllCategories.size(); ++i) {
       category_names_json_[static_cast<std::size_t>(kAllCategories[i])] = json_string(workloads::replay::to_string(kAllCategories[i]));
