@@ -1,5 +1,5 @@
 # Compile time: CI builds everything twice on two cores (docs/robustness.md, "CI"), so the two costs
-# that dominate it are cut here, each behind an option that keeps the plain build the default.
+# that dominate it are cut here, each behind an option (docs/robustness.md lists the build options).
 #
 # 1. Headers parsed again in every source file. The command-line layer's files each spend most of
 #    their compile time parsing the same third-party headers (Boost.Program_options and Boost.Graph,
@@ -11,7 +11,8 @@ option(TESSERA_PRECOMPILE_HEADERS "Precompile the third-party headers of the com
 #    macros) and -O3 takes twice as long as -O0 over them, while a run's time is spent in the models,
 #    the engine and the workloads, which keep the build type's flags. TESSERA_COLD_CODE_FLAGS applies
 #    to the targets marked with tessera_cold_code in optimised builds (Release, RelWithDebInfo,
-#    MinSizeRel): -O1 by default; CI's sanitizer build sets -O0, as the sanitizers triple the cost.
+#    MinSizeRel): -O1 by default; CI's sanitizer build sets -O0, where an optimised compile takes
+#    three to four times as long.
 set(TESSERA_COLD_CODE_FLAGS "-O1" CACHE STRING
     "Compiler flags for code whose run time is negligible, in optimised builds (empty: the build type's)")
 
